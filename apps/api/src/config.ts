@@ -1,0 +1,28 @@
+import { baseEnvSchema, intFromEnv, ssrfEnvSchema } from '@mediagate/shared';
+import { z } from 'zod';
+import { accountsEnvShape } from './config-accounts';
+import { imagesEnvShape } from './config-images';
+
+export const apiEnvSchema = baseEnvSchema
+  .extend({
+    PORT: intFromEnv(8080, 0),
+    HOST: z.string().default('0.0.0.0'),
+    /** largest request body accepted, in bytes */
+    BODY_LIMIT_BYTES: intFromEnv(1_048_576, 1024),
+    /** a video task not finished after this long is failed (and refunded) */
+    VIDEO_DEADLINE_MS: intFromEnv(30 * 60_000, 1_000),
+    /** how long the API waits for Redis when enqueueing before it leaves the job to the reconciler */
+    ENQUEUE_TIMEOUT_MS: intFromEnv(2_000, 10),
+    /** time allowed for in-flight requests to finish on SIGTERM */
+    SHUTDOWN_GRACE_MS: intFromEnv(10_000, 0),
+    /** how long a replica trusts a key it has seen (a disabled or deleted key works at most this long); 0 = no cache */
+    AUTH_CACHE_TTL_MS: intFromEnv(2_000, 0).pipe(z.number().max(5_000)),
+    /** finished tasks whose answers a replica keeps in memory (they never change); 0 = no cache */
+    TASK_CACHE_ENTRIES: intFromEnv(20_000, 0),
+    /** SSRF_ALLOW_CIDRS, SSRF_DNS_TIMEOUT_MS: see packages/shared/src/webhooks/ssrf.ts */
+    ...ssrfEnvSchema.shape,
+  })
+  .extend(accountsEnvShape)
+  .extend(imagesEnvShape);
+
+export type ApiConfig = z.output<typeof apiEnvSchema>;

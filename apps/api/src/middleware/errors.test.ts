@@ -1,0 +1,69 @@
+import { consoleAccount, consoleCall } from '../../test/console';
+import { call, expectError, startTestApi, type TestApi, videoBody } from '../../test/harness';
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterAll(() => api.close());
+
+describe('error envelope everywhere', () => {
+  it('answers an unknown route with 404 in the error shape', async () => {
+    const err = await expectError(await call(api, 'GET', '/v1/nothing-here'), 404, 'not_found');
+    expect(err.message).toContain('/v1/nothing-here');
+  });
+
+  it('answers an unknown method on a known path with 404 in the error shape', async () => {
+    await expectError(await call(api, 'DELETE', '/v1/videos'), 404, 'not_found');
+  });
+
+  it('echoes a sane x-request-id and makes one up otherwise', async () => {
+    const mine = await call(api, 'GET', '/v1/nothing', { headers: { 'x-request-id': 'abc-123' } });
+    expect(mine.headers.get('x-request-id')).toBe('abc-123');
+    const bad = await call(api, 'GET', '/v1/nothing', { headers: { 'x-request-id': 'a b\tc' } });
+    expect(bad.headers.get('x-request-id')).toMatch(/^req_/);
+  });
+
+  it('serves /healthz and /readyz', async () => {
+    expect((await call(api, 'GET', '/healthz')).status).toBe(200);
+    const ready = await call(api, 'GET', '/readyz');
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({
+      status: 'ready',
+      checks: { postgres: true, redis: true, migrations: true },
+    });
+  });
+
+  describe('a NUL character, which Postgres cannot store in text or jsonb', () => {
+    const IMG = 'https://93.184.216.34/cat.png';
+    it.each([
+      ['the prompt (a text column)', videoBody({ prompt: 'a\u0000b' })],
+      [
+        'metadata (a jsonb column)',
+        videoBody({ metadata: { input: { img_url: IMG, negative_prompt: 'a\u0000b' } } }),
+      ],
+    ])('is a 400 invalid_request in %s of a video task, and nothing is charged', async (_n, json) => {
+      const { key, accountId } = await api.account(5);
+      const err = await expectError(
+        await call(api, 'POST', '/v1/videos', { key, json }),
+        400,
+        'invalid_request',
+      );
+      expect(err.message).toContain('NUL');
+      const { rows } = await api.database.pool.query(
+        'select balance_micro_usd::int8 as b, (select count(*)::int from tasks where account_id = $1) as n from accounts where id = $1',
+        [accountId],
+      );
+      expect(rows[0]).toEqual({ b: '5000000', n: 0 });
+    });
+
+    it('is a 400 invalid_request in a token name', async () => {
+      const { session } = await consoleAccount(api);
+      await expectError(
+        await consoleCall(api, 'POST', '/console/api/tokens', session, { name: 'a\u0000b' }),
+        400,
+        'invalid_request',
+      );
+    });
+  });
+});

@@ -1,0 +1,138 @@
+import {
+  ApiError,
+  ConcurrencyLimitError,
+  InsufficientQuotaError,
+  type Logger,
+  PermissionDeniedError,
+  pgErrorCode,
+} from '@mediagate/shared';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { MulterError } from 'multer';
+import { ZodError } from 'zod';
+import { zodErrorToApiError } from './zod-errors';
+
+/** Maps body-parser and multer failures (client mistakes) to API errors. */
+function fromParserError(err: unknown): ApiError | null {
+  const e = err as { type?: string; status?: number; code?: string; field?: string };
+  if (err instanceof MulterError) {
+    if (e.code === 'LIMIT_FILE_SIZE' || e.code === 'LIMIT_FIELD_VALUE' || e.code === 'LIMIT_PART_COUNT') {
+      return new ApiError('request_too_large', `Multipart body too large (${err.message}).`, e.field);
+    }
+    return new ApiError('invalid_request', `Invalid multipart body: ${err.message}.`, e.field);
+  }
+  switch (e.type) {
+    case 'entity.parse.failed':
+      return new ApiError('invalid_request', 'The request body is not valid JSON.');
+    case 'entity.too.large':
+      return new ApiError('request_too_large', 'The request body is larger than the limit.');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new ApiError('unsupported_media_type', 'Unsupported body encoding or charset; send UTF-8.');
+    case 'request.aborted':
+      return new ApiError('invalid_request', 'The request was aborted by the client.');
+    case 'request.size.invalid':
+      return new ApiError('invalid_request', 'The request body does not match its Content-Length.');
+    default:
+      break;
+  }
+  if (e.status && e.status >= 400 && e.status < 500) {
+    return new ApiError('invalid_request', (err as Error).message || 'Bad request.');
+  }
+  if (
+    err instanceof Error &&
+    /Multipart: Boundary not found|Unexpected end of form|Malformed part header/i.test(err.message)
+  ) {
+    return new ApiError('invalid_request', `Invalid multipart body: ${err.message}.`);
+  }
+  return null;
+}
+
+/**
+ * Postgres refuses a NUL character in text (22021) and `\u0000` in jsonb (22P05). JSON and
+ * query strings can carry one in any field, so this is the client's value, not a server fault.
+ */
+const NUL_CODES = new Set(['22021', '22P05']);
+
+const DOWN_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01', // admin shutdown
+  '57P02', // crash shutdown
+  '57P03', // cannot connect now
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+]);
+
+/** Postgres or Redis is unreachable (restart, outage): a 503 the client may retry, not a 500. */
+function isDependencyDown(err: unknown): boolean {
+  for (
+    let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, i = 0;
+    e && i < 5;
+    i++
+  ) {
+    if (typeof e.code === 'string' && DOWN_CODES.has(e.code)) return true;
+    const msg = typeof e.message === 'string' ? e.message : '';
+    if (
+      /Connection terminated|timeout exceeded when trying to connect|Connection is closed|MaxRetriesPerRequest|Stream isn't writeable/i.test(
+        msg,
+      )
+    ) {
+      return true;
+    }
+    e = e.cause as typeof e;
+  }
+  return false;
+}
+
+/** The one error handler: every failure leaves as `{"error": {message, type, code, param}}`. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    let apiErr: ApiError;
+    if (err instanceof ApiError) apiErr = err;
+    else if (err instanceof ZodError) apiErr = zodErrorToApiError(err);
+    else if (err instanceof InsufficientQuotaError) apiErr = new ApiError('insufficient_quota', err.message);
+    else if (err instanceof PermissionDeniedError) apiErr = new ApiError('permission_denied', err.message);
+    else if (err instanceof ConcurrencyLimitError) {
+      apiErr = new ApiError('rate_limit_exceeded', err.message, undefined, {
+        'retry-after': String(err.retryAfterSeconds),
+      });
+    } else {
+      const mapped = fromParserError(err);
+      if (mapped) apiErr = mapped;
+      else if (NUL_CODES.has(pgErrorCode(err) ?? '')) {
+        apiErr = new ApiError(
+          'invalid_request',
+          'The request contains a NUL character (\\u0000 or %00), which no text value may hold.',
+        );
+      } else if (isDependencyDown(err)) {
+        (req.log ?? logger).error({ err, requestId: req.id }, 'a dependency is unavailable');
+        apiErr = new ApiError(
+          'service_unavailable',
+          `The service is temporarily unavailable; retry shortly (request id ${String(req.id)}).`,
+          undefined,
+          { 'retry-after': '5' },
+        );
+      } else {
+        (req.log ?? logger).error({ err, requestId: req.id }, 'unhandled error');
+        apiErr = new ApiError(
+          'server_error',
+          `The server had an error processing your request (request id ${String(req.id)}).`,
+        );
+      }
+    }
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    for (const [k, v] of Object.entries(apiErr.headers)) res.setHeader(k, v);
+    res.status(apiErr.status).json(apiErr.toBody());
+  };
+}
+
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(new ApiError('not_found', `Unknown route: ${req.method} ${req.path}`));
+};

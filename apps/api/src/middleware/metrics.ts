@@ -1,0 +1,35 @@
+import type { Metrics } from '@mediagate/shared';
+import type { RequestHandler } from 'express';
+
+const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
+/**
+ * The route pattern with its router's mount path. Express forgets req.baseUrl once a router is
+ * done, so the mount comes from the table buildApp records in app.locals.routeMounts.
+ */
+function routeLabel(req: Parameters<RequestHandler>[0]): string {
+  if (!req.route?.path) return 'unmatched';
+  const path = req.originalUrl.split('?')[0] ?? '';
+  const mounts = ((req.app.locals.routeMounts ?? []) as Array<[string, unknown]>)
+    .map(([m]) => m)
+    .filter(Boolean);
+  const mount = mounts.find((m) => path.startsWith(`${m}/`)) ?? '';
+  return `${mount}${String(req.route.path)}`;
+}
+
+/**
+ * Observes every request's duration by method, route pattern (`/v1/videos/:taskId`, never the
+ * raw path, so label values stay bounded) and status code.
+ */
+export function httpMetrics(metrics: Metrics): RequestHandler {
+  return (req, res, next) => {
+    const end = metrics.httpRequestDuration.startTimer();
+    res.once('finish', () => {
+      end({
+        method: METHODS.has(req.method) ? req.method : 'other',
+        route: routeLabel(req),
+        status_code: String(res.statusCode),
+      });
+    });
+    next();
+  };
+}

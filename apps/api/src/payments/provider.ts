@@ -1,0 +1,101 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { usdToMicro } from '@mediagate/shared';
+import { z } from 'zod';
+
+/** A payment as a provider reports it, once its notification is verified. */
+export interface PaymentNotification {
+  /** the provider's id of the payment: a top-up is credited once per (provider, reference) */
+  reference: string;
+  accountId: string;
+  amountMicroUsd: number;
+  /** the provider's payload, kept with the payment row */
+  raw: unknown;
+}
+
+/** The notification is not authentic (bad or stale signature) or not understood. */
+export class PaymentNotificationError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'signature' | 'payload',
+  ) {
+    super(message);
+    this.name = 'PaymentNotificationError';
+  }
+}
+
+/**
+ * One QR-code payment provider: turns the raw HTTP notification it posts to
+ * `/payments/<name>/notify` into a verified PaymentNotification. Implementations must check
+ * authenticity (signature, freshness) before reading anything, and throw
+ * PaymentNotificationError otherwise.
+ */
+export interface PaymentProvider {
+  readonly name: string;
+  verify(headers: Record<string, string | string[] | undefined>, rawBody: Buffer): PaymentNotification;
+}
+
+export const DEV_SIGNATURE_HEADER = 'x-payment-signature';
+
+const devPayload = z.strictObject({
+  reference: z.string().min(1).max(128),
+  account_id: z.string().min(1).max(64),
+  amount_usd: z.number().positive().max(1_000_000),
+  currency: z.literal('USD').optional(),
+});
+
+/** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`, the dev provider's signature header. */
+export function signDevPayment(secret: string, body: string, at = Math.floor(Date.now() / 1000)): string {
+  const mac = createHmac('sha256', secret).update(`${at}.${body}`).digest('hex');
+  return `t=${at},v1=${mac}`;
+}
+
+/**
+ * The provider for development and tests: the payer's system signs the JSON body
+ * `{reference, account_id, amount_usd}` with a shared secret (HMAC-SHA256 over
+ * `timestamp.body`, header `x-payment-signature: t=...,v1=...`); notifications older or newer
+ * than `toleranceSeconds` are refused, so a captured one cannot be replayed later.
+ */
+export function createDevPaymentProvider(secret: string, toleranceSeconds: number): PaymentProvider {
+  return {
+    name: 'dev',
+    verify(headers, rawBody) {
+      const header = headers[DEV_SIGNATURE_HEADER];
+      const value = Array.isArray(header) ? header[0] : header;
+      const parts = Object.fromEntries(
+        (value ?? '').split(',').map((p) => {
+          const [k, ...v] = p.trim().split('=');
+          return [k, v.join('=')];
+        }),
+      );
+      const at = Number(parts.t);
+      if (!Number.isInteger(at) || !/^[0-9a-f]{64}$/.test(parts.v1 ?? '')) {
+        throw new PaymentNotificationError(
+          `Missing or malformed ${DEV_SIGNATURE_HEADER} header.`,
+          'signature',
+        );
+      }
+      if (Math.abs(Date.now() / 1000 - at) > toleranceSeconds) {
+        throw new PaymentNotificationError(
+          'The notification timestamp is too old or in the future.',
+          'signature',
+        );
+      }
+      const expected = createHmac('sha256', secret).update(`${at}.`).update(rawBody).digest();
+      if (!timingSafeEqual(expected, Buffer.from(parts.v1!, 'hex'))) {
+        throw new PaymentNotificationError('The notification signature does not match.', 'signature');
+      }
+      let parsed: z.output<typeof devPayload>;
+      try {
+        parsed = devPayload.parse(JSON.parse(rawBody.toString('utf8')));
+      } catch (err) {
+        throw new PaymentNotificationError(`Unreadable notification: ${(err as Error).message}`, 'payload');
+      }
+      return {
+        reference: parsed.reference,
+        accountId: parsed.account_id,
+        amountMicroUsd: usdToMicro(parsed.amount_usd),
+        raw: parsed,
+      };
+    },
+  };
+}

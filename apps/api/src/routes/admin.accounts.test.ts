@@ -1,0 +1,195 @@
+import { ensureAdminAccount, findLedgerMismatches, getAccount } from '@mediagate/shared';
+import { consoleAccount, consoleCall } from '../../test/console';
+import { call, expectError, startTestApi, type TestApi } from '../../test/harness';
+
+let api: TestApi;
+let admin: string;
+beforeAll(async () => {
+  api = await startTestApi({ TOPUP_BONUS_THRESHOLD_USD: 100 });
+  await ensureAdminAccount(api.database.db, { email: 'ops@example.test', password: 'operator-password' });
+  // bootstrapping twice (several replicas start) changes nothing
+  await ensureAdminAccount(api.database.db, { email: 'ops@example.test', password: 'operator-password' });
+  const res = await call(api, 'POST', '/console/api/login', {
+    json: { email: 'ops@example.test', password: 'operator-password' },
+  });
+  admin = ((await res.json()) as { token: string }).token;
+});
+afterAll(() => api.close());
+afterEach(async () => {
+  expect(await findLedgerMismatches(api.database.db)).toEqual([]);
+});
+
+const adminCall = (method: string, path: string, json?: unknown, session = admin) =>
+  consoleCall(api, method, `/admin/api${path}`, session, json);
+const balance = async (id: string) => (await getAccount(api.database.db, id))!.balanceMicroUsd;
+
+describe('admin API', () => {
+  it.each([
+    ['GET', '/accounts'],
+    ['GET', '/accounts/acct_x'],
+    ['POST', '/accounts/acct_x/disable'],
+    ['POST', '/accounts/acct_x/topups'],
+    ['POST', '/accounts/acct_x/adjustments'],
+    ['PATCH', '/accounts/acct_x/limits'],
+  ])('refuses %s %s without a session (401) and to a non-admin (403)', async (method, path) => {
+    await expectError(await consoleCall(api, method, `/admin/api${path}`, undefined), 401, 'invalid_session');
+    const user = await consoleAccount(api);
+    await expectError(
+      await adminCall(method, path, method === 'GET' ? undefined : {}, user.session),
+      403,
+      'permission_denied',
+    );
+    await expectError(
+      await call(api, method, `/admin/api${path}`, { key: user.key }),
+      401,
+      'invalid_session',
+    );
+  });
+
+  it('lists accounts and finds them by e-mail', async () => {
+    const a = await consoleAccount(api);
+    const list = (await (await adminCall('GET', '/accounts?limit=100')).json()) as {
+      data: Array<{ id: string; email: string }>;
+    };
+    expect(list.data.map((x) => x.id)).toContain(a.accountId);
+    const found = (await (
+      await adminCall('GET', `/accounts?email=${encodeURIComponent(a.email.slice(0, 12).toUpperCase())}`)
+    ).json()) as {
+      data: Array<{ id: string }>;
+    };
+    expect(found.data.map((x) => x.id)).toEqual([a.accountId]);
+    const one = await adminCall('GET', `/accounts/${a.accountId}`);
+    expect(await one.json()).toMatchObject({
+      id: a.accountId,
+      email: a.email,
+      status: 'active',
+      balance_usd: 10,
+    });
+    await expectError(await adminCall('GET', '/accounts/acct_nope'), 404, 'not_found');
+  });
+
+  it('disables an account: its keys and sessions stop working; enabling restores them', async () => {
+    const a = await consoleAccount(api);
+    expect((await adminCall('POST', `/accounts/${a.accountId}/disable`)).status).toBe(200);
+    await expectError(await call(api, 'GET', '/v1/videos', { key: a.key }), 401, 'invalid_api_key');
+    await expectError(await consoleCall(api, 'GET', '/console/api/me', a.session), 401, 'invalid_session');
+    await expectError(
+      await call(api, 'POST', '/console/api/login', {
+        json: { email: a.email, password: 'correct horse battery' },
+      }),
+      401,
+      'invalid_credentials',
+    );
+    expect((await adminCall('POST', `/accounts/${a.accountId}/enable`)).status).toBe(200);
+    expect((await call(api, 'GET', '/v1/videos', { key: a.key })).status).toBe(200);
+  });
+
+  it('sets and clears per-account rate limits', async () => {
+    const a = await consoleAccount(api);
+    const res = await adminCall('PATCH', `/accounts/${a.accountId}/limits`, {
+      rpm_limit: 5,
+      max_active_video_tasks: 2,
+    });
+    expect(await res.json()).toMatchObject({ limits: { rpm: 5, max_active_video_tasks: 2 } });
+    const cleared = await adminCall('PATCH', `/accounts/${a.accountId}/limits`, { rpm_limit: null });
+    expect(await cleared.json()).toMatchObject({ limits: { rpm: null, max_active_video_tasks: 2 } });
+    await expectError(
+      await adminCall('PATCH', `/accounts/${a.accountId}/limits`, { rpm_limit: 0 }),
+      400,
+      'invalid_request',
+    );
+  });
+
+  it('credits a bank transfer once per reference, with a 10% bonus entry at the threshold', async () => {
+    const a = await consoleAccount(api, 0);
+    const small = await adminCall('POST', `/accounts/${a.accountId}/topups`, {
+      amount_usd: 6.99,
+      reference: 'BT-0',
+    });
+    await expectError(small, 400, 'invalid_request');
+    const first = await adminCall('POST', `/accounts/${a.accountId}/topups`, {
+      amount_usd: 100,
+      reference: 'BT-1',
+      note: 'wire 2025-01-01',
+    });
+    expect(first.status).toBe(201);
+    expect(await first.json()).toMatchObject({ credited: true, amount_usd: 100, bonus_usd: 10 });
+    const again = await adminCall('POST', `/accounts/${a.accountId}/topups`, {
+      amount_usd: 100,
+      reference: 'BT-1',
+    });
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ credited: false });
+    await expectError(
+      await adminCall('POST', `/accounts/${a.accountId}/topups`, { amount_usd: 50, reference: 'BT-1' }),
+      409,
+      'conflict',
+    );
+    const plain = await adminCall('POST', `/accounts/${a.accountId}/topups`, {
+      amount_usd: 7,
+      reference: 'BT-2',
+    });
+    expect(await plain.json()).toMatchObject({ credited: true, bonus_usd: 0 });
+    expect(await balance(a.accountId)).toBe(117_000_000);
+    const ledger = (await (await consoleCall(api, 'GET', '/console/api/ledger', a.session)).json()) as {
+      data: Array<{ kind: string; amount_usd: number }>;
+    };
+    expect(ledger.data.map((e) => [e.kind, e.amount_usd])).toEqual([
+      ['topup', 7],
+      ['bonus', 10],
+      ['topup', 100],
+    ]);
+    await expectError(
+      await adminCall('POST', '/accounts/acct_nope/topups', { amount_usd: 10, reference: 'BT-3' }),
+      404,
+      'not_found',
+    );
+  });
+
+  it('adjusts a balance up and down with a reason, never below zero', async () => {
+    const a = await consoleAccount(api, 1);
+    const up = await adminCall('POST', `/accounts/${a.accountId}/adjustments`, {
+      amount_usd: 0.5,
+      reason: 'goodwill',
+      reference: 'ticket-1',
+    });
+    expect(up.status).toBe(201);
+    expect(await up.json()).toMatchObject({ applied: true, balance_usd: 1.5 });
+    const repeat = await adminCall('POST', `/accounts/${a.accountId}/adjustments`, {
+      amount_usd: 0.5,
+      reason: 'goodwill',
+      reference: 'ticket-1',
+    });
+    expect(await repeat.json()).toMatchObject({ applied: false, balance_usd: 1.5 });
+    const down = await adminCall('POST', `/accounts/${a.accountId}/adjustments`, {
+      amount_usd: -0.25,
+      reason: 'correction',
+    });
+    expect(await down.json()).toMatchObject({ balance_usd: 1.25 });
+    await expectError(
+      await adminCall('POST', `/accounts/${a.accountId}/adjustments`, { amount_usd: -5, reason: 'too much' }),
+      409,
+      'conflict',
+    );
+    for (const body of [
+      { amount_usd: 1 },
+      { amount_usd: 0, reason: 'x' },
+      { amount_usd: 0.0000001, reason: 'x' },
+    ]) {
+      await expectError(
+        await adminCall('POST', `/accounts/${a.accountId}/adjustments`, body),
+        400,
+        'invalid_request',
+      );
+    }
+    expect(await balance(a.accountId)).toBe(1_250_000);
+    const { rows } = await api.database.pool.query(
+      `select reason from ledger_entries where account_id = $1 and kind = 'adjustment' order by id`,
+      [a.accountId],
+    );
+    expect(rows.map((r: { reason: string }) => r.reason)).toEqual([
+      'goodwill (by ops@example.test)',
+      'correction (by ops@example.test)',
+    ]);
+  });
+});

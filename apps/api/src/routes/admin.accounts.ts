@@ -1,0 +1,173 @@
+import {
+  adjustBalance,
+  ApiError,
+  getAccountView,
+  InsufficientQuotaError,
+  listAccounts,
+  recordTopUp,
+  setAccountLimits,
+  setAccountStatus,
+  type TopUpPolicy,
+  TopUpTooSmallError,
+  UnknownAccountError,
+  usdToMicro,
+} from '@mediagate/shared';
+import type { Request, Router } from 'express';
+import { z } from 'zod';
+import type { ApiDeps } from '../deps';
+import { parseBody } from '../middleware/body';
+import { requireAdmin, sessionOf } from '../middleware/session';
+import { accountObject, usd, usdAmount } from './console-views';
+
+export function topUpPolicy(config: ApiDeps['config']): TopUpPolicy {
+  return {
+    minMicroUsd: usdToMicro(config.TOPUP_MIN_USD),
+    bonusThresholdMicroUsd: usdToMicro(config.TOPUP_BONUS_THRESHOLD_USD),
+    bonusPercent: config.TOPUP_BONUS_PERCENT,
+  };
+}
+
+export const listQuery = z.object({
+  email: z.string().trim().min(1).max(254).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  after: z.string().max(64).optional(),
+});
+const limit = z.number().int().min(1).max(1_000_000).nullable().optional();
+export const limitsBody = z.strictObject({ rpm_limit: limit, max_active_video_tasks: limit });
+export const topUpBody = z.strictObject({
+  amount_usd: usdAmount.refine((v) => v > 0, { message: 'must be positive' }),
+  reference: z.string().trim().min(1).max(128),
+  note: z.string().max(500).optional(),
+});
+export const adjustmentBody = z.strictObject({
+  amount_usd: usdAmount.refine((v) => v !== 0, { message: 'must not be 0' }),
+  reason: z.string().trim().min(1, 'must say why').max(500),
+  reference: z.string().trim().min(1).max(128).optional(),
+});
+
+/**
+ * The operators' account API (admin session required): GET /admin/api/accounts (list, find by
+ * e-mail), GET /admin/api/accounts/:id, POST .../:id/disable and .../:id/enable, PATCH
+ * .../:id/limits, POST .../:id/topups (a bank transfer, idempotent per reference, with the
+ * bonus), POST .../:id/adjustments (a signed correction with its reason). Every balance
+ * change is a ledger entry.
+ */
+export function register(router: Router, deps: ApiDeps): void {
+  const { db } = deps.database;
+  const admin = requireAdmin(deps);
+  const body = parseBody({ limitBytes: 16 * 1024 });
+  const policy = topUpPolicy(deps.config);
+  const account = async (req: Request) => {
+    const found = await getAccountView(db, String(req.params.id));
+    if (!found) throw new ApiError('not_found', `No account ${String(req.params.id)}.`);
+    return found;
+  };
+
+  router.get('/accounts', ...admin, async (req, res) => {
+    const q = listQuery.parse(req.query);
+    const page = await listAccounts(db, q);
+    res.status(200).json({
+      object: 'list',
+      data: page.data.map(accountObject),
+      has_more: page.hasMore,
+      next_cursor: page.nextCursor,
+    });
+  });
+
+  router.get('/accounts/:id', ...admin, async (req, res) => {
+    res.status(200).json(accountObject(await account(req)));
+  });
+
+  for (const [action, status] of [
+    ['disable', 'disabled'],
+    ['enable', 'active'],
+  ] as const) {
+    router.post(`/accounts/:id/${action}`, ...admin, async (req, res) => {
+      const { id } = await account(req);
+      if (id === sessionOf(req).accountId && status === 'disabled') {
+        throw new ApiError('invalid_request', 'You cannot disable your own account.');
+      }
+      const updated = await setAccountStatus(db, id, status);
+      req.log.info({ target: id, status }, 'account status changed by an operator');
+      res.status(200).json(accountObject(updated!));
+    });
+  }
+
+  router.patch('/accounts/:id/limits', ...admin, ...body, async (req, res) => {
+    const b = limitsBody.parse(req.body ?? {});
+    const { id } = await account(req);
+    const updated = await setAccountLimits(db, id, {
+      rpmLimit: b.rpm_limit,
+      maxActiveVideoTasks: b.max_active_video_tasks,
+    });
+    res.status(200).json(accountObject(updated!));
+  });
+
+  router.post('/accounts/:id/topups', ...admin, ...body, async (req, res) => {
+    const b = topUpBody.parse(req.body ?? {});
+    const { id } = await account(req);
+    try {
+      const result = await recordTopUp(
+        db,
+        {
+          accountId: id,
+          provider: 'bank_transfer',
+          reference: b.reference,
+          amountMicroUsd: b.amount_usd,
+          note: b.note,
+          createdBy: sessionOf(req).accountId,
+        },
+        policy,
+      );
+      if (!result.credited && (result.accountId !== id || result.amountMicroUsd !== b.amount_usd)) {
+        throw new ApiError(
+          'conflict',
+          `Bank transfer ${b.reference} was already credited with other details.`,
+          'reference',
+        );
+      }
+      res.status(result.credited ? 201 : 200).json({
+        object: 'topup',
+        payment_id: String(result.paymentId),
+        account_id: id,
+        provider: 'bank_transfer',
+        reference: b.reference,
+        credited: result.credited,
+        amount_usd: usd(result.amountMicroUsd),
+        bonus_usd: usd(result.bonusMicroUsd),
+      });
+    } catch (err) {
+      if (err instanceof TopUpTooSmallError) throw new ApiError('invalid_request', err.message, 'amount_usd');
+      if (err instanceof UnknownAccountError) throw new ApiError('not_found', err.message);
+      throw err;
+    }
+  });
+
+  router.post('/accounts/:id/adjustments', ...admin, ...body, async (req, res) => {
+    const b = adjustmentBody.parse(req.body ?? {});
+    const { id } = await account(req);
+    const operator = sessionOf(req).email;
+    try {
+      const applied = await db.transaction((tx) =>
+        adjustBalance(tx, {
+          accountId: id,
+          amountMicroUsd: b.amount_usd,
+          reason: `${b.reason} (by ${operator})`,
+          ref: b.reference ? `adj:${b.reference}` : undefined,
+        }),
+      );
+      const after = await getAccountView(db, id);
+      res.status(applied ? 201 : 200).json({
+        object: 'adjustment',
+        account_id: id,
+        applied,
+        amount_usd: usd(b.amount_usd),
+        balance_usd: usd(after!.balanceMicroUsd),
+        balance_micro_usd: after!.balanceMicroUsd,
+      });
+    } catch (err) {
+      if (err instanceof InsufficientQuotaError) throw new ApiError('conflict', err.message, 'amount_usd');
+      throw err;
+    }
+  });
+}

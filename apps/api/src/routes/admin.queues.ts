@@ -1,0 +1,57 @@
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import { ApiError, QUEUE_NAMES } from '@mediagate/shared';
+import type { Express, Router } from 'express';
+import type { ApiDeps } from '../deps';
+import { requireAdmin } from '../middleware/session';
+
+const queueOf = (deps: ApiDeps, name: string) => {
+  if (name === QUEUE_NAMES.video) return deps.videoQueue;
+  if (name === QUEUE_NAMES.callbacks) return deps.callbacksQueue;
+  throw new ApiError('not_found', `No queue named '${name.slice(0, 64)}'.`, 'queue');
+};
+
+/**
+ * The queue dashboard (bull-board: job lists, retry and clean actions) at /admin/queues, and
+ * pause/resume of a queue through the admin API; both for operators only.
+ */
+export function mountQueueDashboard(app: Express, deps: ApiDeps): void {
+  const serverAdapter = new ExpressAdapter();
+  serverAdapter.setBasePath('/admin/queues');
+  createBullBoard({
+    queues: [new BullMQAdapter(deps.videoQueue), new BullMQAdapter(deps.callbacksQueue)],
+    serverAdapter,
+  });
+  app.use('/admin/queues', ...requireAdmin(deps), serverAdapter.getRouter());
+}
+
+/** POST /admin/api/queues/:name/pause and /resume; GET /admin/api/queues: depth per state. */
+export function register(router: Router, deps: ApiDeps): void {
+  router.get('/queues', ...requireAdmin(deps), async (_req, res) => {
+    const data = await Promise.all(
+      [deps.videoQueue, deps.callbacksQueue].map(async (q) => ({
+        name: q.name,
+        paused: await q.isPaused(),
+        counts: await q.getJobCounts(
+          'waiting',
+          'active',
+          'delayed',
+          'failed',
+          'completed',
+          'prioritized',
+          'paused',
+        ),
+      })),
+    );
+    res.status(200).json({ object: 'list', data });
+  });
+  for (const action of ['pause', 'resume'] as const) {
+    router.post(`/queues/:name/${action}`, ...requireAdmin(deps), async (req, res) => {
+      const queue = queueOf(deps, String(req.params.name));
+      await (action === 'pause' ? queue.pause() : queue.resume());
+      req.log.warn({ queue: queue.name, action }, 'queue state changed by an operator');
+      res.status(200).json({ name: queue.name, paused: await queue.isPaused() });
+    });
+  }
+}

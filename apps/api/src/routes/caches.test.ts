@@ -1,0 +1,71 @@
+import type { AddressInfo } from 'node:net';
+import { LruCache, revokeApiKey } from '@mediagate/shared';
+import { waitFor } from '@mediagate/shared/testing';
+import { buildApp } from '../app';
+import { call, startTestApi, type TestApi, videoBody } from '../../test/harness';
+
+let api: TestApi;
+let cached: { url: string; close: () => Promise<void> };
+beforeAll(async () => {
+  api = await startTestApi();
+  // the same app as the server builds it: with the key and finished-task caches
+  const app = buildApp({
+    ...api.deps,
+    authCache: new LruCache(100, 300),
+    taskCache: new LruCache(100),
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  cached = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((r) => server.close(() => r(undefined))),
+  };
+});
+afterAll(async () => {
+  await cached?.close();
+  await api?.close();
+});
+
+const get = (key: string, id: string) => call(cached, 'GET', `/v1/videos/${id}`, { key });
+
+describe('API caches', () => {
+  it('serves a finished task from memory, only to its owner, and reads unfinished ones each time', async () => {
+    const owner = await api.account();
+    const other = await api.account();
+    const id = (
+      (await (await call(api, 'POST', '/v1/videos', { key: owner.key, json: videoBody() })).json()) as {
+        id: string;
+      }
+    ).id;
+    expect(((await (await get(owner.key, id)).json()) as { status: string }).status).toBe('pending');
+    await api.database.pool.query(`update tasks set status = 'processing' where id = $1`, [id]);
+    expect(((await (await get(owner.key, id)).json()) as { status: string }).status).toBe('processing');
+    await api.database.pool.query(
+      `update tasks set status = 'succeeded', video_url = 'https://cdn.example.com/a.mp4', progress = 100 where id = $1`,
+      [id],
+    );
+    const first = (await (await get(owner.key, id)).json()) as { video_url: string };
+    expect(first.video_url).toBe('https://cdn.example.com/a.mp4');
+    // terminal tasks never change: a changed row is not read again
+    await api.database.pool.query(
+      `update tasks set video_url = 'https://changed.example.com/b.mp4' where id = $1`,
+      [id],
+    );
+    const second = await get(owner.key, id);
+    expect(second.headers.get('content-type')).toMatch(/application\/json/);
+    expect(((await second.json()) as { video_url: string }).video_url).toBe('https://cdn.example.com/a.mp4');
+    expect((await get(other.key, id)).status).toBe(404);
+  });
+
+  it('refuses a revoked key once its cache entry expires', async () => {
+    const { key, keyId } = await api.account();
+    expect((await call(cached, 'GET', '/v1/videos', { key })).status).toBe(200);
+    await revokeApiKey(api.database.db, keyId);
+    const revokedAt = Date.now();
+    await waitFor(async () => (await call(cached, 'GET', '/v1/videos', { key })).status === 401, {
+      timeoutMs: 5_000,
+      what: 'the revoked key to be refused',
+    });
+    expect(Date.now() - revokedAt).toBeLessThan(2_000);
+  });
+});

@@ -1,0 +1,305 @@
+import { findLedgerMismatches } from '@mediagate/shared';
+import { consoleCall } from '../../test/console';
+import { call, expectError, startTestApi, type TestApi } from '../../test/harness';
+import { startTestSmtp, type TestSmtp } from '../../test/smtp';
+
+let smtp: TestSmtp;
+let api: TestApi;
+beforeAll(async () => {
+  smtp = await startTestSmtp();
+  api = await startTestApi({ SMTP_URL: smtp.url, AUTH_LIMIT_PER_EMAIL: 8, AUTH_LIMIT_PER_IP: 1_000 });
+});
+afterAll(async () => {
+  await api.close();
+  await smtp.close();
+});
+afterEach(async () => {
+  expect(await findLedgerMismatches(api.database.db)).toEqual([]);
+});
+
+let n = 0;
+const newEmail = () => `Reg${++n}-${Date.now()}@Example.test`;
+const post = (path: string, json: unknown) => call(api, 'POST', `/console/api${path}`, { json });
+const sql = (text: string, values: unknown[]) => api.database.pool.query(text, values);
+
+describe('registration with an e-mailed code', () => {
+  it('mails a 6-digit code over SMTP; the code creates the account with 0.05 USD and a working default key', async () => {
+    const email = newEmail();
+    const res = await post('/register', { email, password: 'longenough' });
+    expect(res.status).toBe(202);
+    expect(await res.json()).toMatchObject({
+      status: 'code_sent',
+      email: email.toLowerCase(),
+      expires_in: 600,
+    });
+    const code = await smtp.codeFor(email);
+    expect(code).toMatch(/^\d{6}$/);
+    const mail = await smtp.nextMail(email);
+    expect(mail.raw).not.toContain('longenough');
+
+    await expectError(
+      await post('/register/verify', {
+        email,
+        code: code === '000000' ? '000001' : '000000',
+        password: 'longenough',
+      }),
+      400,
+      'invalid_request',
+    );
+    const verified = await post('/register/verify', { email, code, password: 'longenough' });
+    expect(verified.status).toBe(201);
+    expect(verified.headers.get('set-cookie')).toMatch(
+      /mg_session=cs_[0-9A-Za-z]{43}; .*HttpOnly.*SameSite=Strict/i,
+    );
+    const account = (await verified.json()) as {
+      id: string;
+      email: string;
+      balance_usd: number;
+      api_key: { key: string; name: string };
+      session: { token: string };
+    };
+    expect(account).toMatchObject({
+      email: email.toLowerCase(),
+      balance_usd: 0.05,
+      balance_micro_usd: 50_000,
+    });
+    expect(account.api_key.key).toMatch(/^sk-[0-9A-Za-z]{48}$/);
+    expect(account.api_key.name).toBe('default');
+
+    const { rows } = await sql(
+      'select kind, amount_micro_usd::int as amount from ledger_entries where account_id = $1',
+      [account.id],
+    );
+    expect(rows).toEqual([{ kind: 'grant', amount: 50_000 }]);
+    const { rows: stored } = await sql('select password_hash from accounts where id = $1', [account.id]);
+    expect(stored[0].password_hash).toMatch(/^\$argon2id\$/);
+
+    expect((await call(api, 'GET', '/v1/videos', { key: account.api_key.key })).status).toBe(200);
+    expect((await consoleCall(api, 'GET', '/console/api/me', account.session.token)).status).toBe(200);
+    // the code is spent
+    await expectError(
+      await post('/register/verify', { email, code, password: 'longenough' }),
+      400,
+      'invalid_request',
+    );
+  });
+
+  it('logs in with the password, and logout ends that session', async () => {
+    const email = newEmail();
+    await post('/register', { email, password: 'password-123' });
+    await post('/register/verify', { email, code: await smtp.codeFor(email), password: 'password-123' });
+
+    await expectError(await post('/login', { email, password: 'password-124' }), 401, 'invalid_credentials');
+    await expectError(
+      await post('/login', { email: 'nobody@example.test', password: 'password-123' }),
+      401,
+      'invalid_credentials',
+    );
+    const login = await post('/login', { email: email.toUpperCase(), password: 'password-123' });
+    expect(login.status).toBe(200);
+    const { token, expires_at } = (await login.json()) as { token: string; expires_at: number };
+    expect(expires_at).toBeGreaterThan(Date.now() / 1000 + 3600);
+    // the cookie works as well as the bearer token
+    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    const me = await call(api, 'GET', '/console/api/me', { headers: { cookie } });
+    expect(me.status).toBe(200);
+    expect(await me.json()).toMatchObject({ email: email.toLowerCase(), role: 'user', balance_usd: 0.05 });
+
+    expect((await consoleCall(api, 'POST', '/console/api/logout', token)).status).toBe(200);
+    await expectError(await consoleCall(api, 'GET', '/console/api/me', token), 401, 'invalid_session');
+    await expectError(
+      await call(api, 'GET', '/console/api/me', { headers: { cookie } }),
+      401,
+      'invalid_session',
+    );
+  });
+
+  it('answers 401 invalid_session without a session, with a bogus one, and with an expired one', async () => {
+    await expectError(await consoleCall(api, 'GET', '/console/api/me', undefined), 401, 'invalid_session');
+    await expectError(
+      await consoleCall(api, 'GET', '/console/api/me', `cs_${'a'.repeat(43)}`),
+      401,
+      'invalid_session',
+    );
+    const email = newEmail();
+    await post('/register', { email, password: 'password-123' });
+    const { session } = (await (
+      await post('/register/verify', { email, code: await smtp.codeFor(email), password: 'password-123' })
+    ).json()) as {
+      session: { token: string };
+    };
+    await sql(
+      `update console_sessions set expires_at = now() - interval '1 second' where account_id = (select id from accounts where email = $1)`,
+      [email.toLowerCase()],
+    );
+    await expectError(
+      await consoleCall(api, 'GET', '/console/api/me', session.token),
+      401,
+      'invalid_session',
+    );
+  });
+
+  it.each([
+    ['a password of 7 characters', { email: 'x@example.test', password: '1234567' }, 'password'],
+    ['a missing password', { email: 'x@example.test' }, 'password'],
+    ['an invalid e-mail', { email: 'not-an-email', password: 'longenough' }, 'email'],
+    ['an unknown field', { email: 'x@example.test', password: 'longenough', admin: true }, 'admin'],
+  ])('answers 400 for %s', async (_name, body, param) => {
+    const err = await expectError(await post('/register', body), 400, 'invalid_request');
+    expect(err.param).toBe(param);
+  });
+
+  it('does not reveal an existing account: same 202, and its owner gets a notice without a code', async () => {
+    const email = newEmail();
+    await post('/register', { email, password: 'password-123' });
+    await post('/register/verify', { email, code: await smtp.codeFor(email), password: 'password-123' });
+    const again = await post('/register', { email, password: 'another-password' });
+    expect(again.status).toBe(202);
+    const notice = await smtp.nextMail(email, 1);
+    expect(notice.raw).toContain('already has one');
+    expect(notice.raw).not.toMatch(/verification code is \d{6}/);
+  });
+
+  it('refuses a resend within the cool-down (429 + Retry-After), then sends a new code that replaces the old', async () => {
+    const email = newEmail();
+    await post('/register', { email, password: 'password-123' });
+    const first = await smtp.codeFor(email);
+    const early = await post('/register/resend', { email });
+    await expectError(early, 429, 'rate_limit_exceeded');
+    expect(Number(early.headers.get('retry-after'))).toBeGreaterThan(0);
+    await sql(
+      `update email_verifications set last_sent_at = now() - interval '61 seconds' where email = $1`,
+      [email.toLowerCase()],
+    );
+    expect((await post('/register/resend', { email })).status).toBe(202);
+    const second = await smtp.codeFor(email, 1);
+    if (second !== first) {
+      await expectError(
+        await post('/register/verify', { email, code: first, password: 'password-123' }),
+        400,
+        'invalid_request',
+      );
+    }
+    expect((await post('/register/verify', { email, code: second, password: 'password-123' })).status).toBe(
+      201,
+    );
+  });
+
+  it('needs the password given at registration, so re-registering an address with another password cannot take it over', async () => {
+    const email = newEmail();
+    await post('/register', { email, password: 'owner-password' });
+    await smtp.codeFor(email);
+    // someone else registers the same address with a password of their own after the cool-down
+    await sql(
+      `update email_verifications set last_sent_at = now() - interval '61 seconds' where email = $1`,
+      [email.toLowerCase()],
+    );
+    expect((await post('/register', { email, password: 'intruder-password' })).status).toBe(202);
+    const code = await smtp.codeFor(email, 1);
+    // the owner, who alone reads the mail, cannot confirm the intruder's password by mistake
+    const err = await expectError(
+      await post('/register/verify', { email, code, password: 'owner-password' }),
+      400,
+      'invalid_request',
+    );
+    expect(err.message).toMatch(/password/);
+    const { rows } = await sql('select count(*)::int as n from accounts where email = $1', [
+      email.toLowerCase(),
+    ]);
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('answers a resend for an unknown address like any other (202) and sends nothing', async () => {
+    const email = newEmail();
+    expect((await post('/register/resend', { email })).status).toBe(202);
+    expect(smtp.count(email)).toBe(0);
+  });
+
+  it('kills the code after 5 wrong tries, even for the right code', async () => {
+    const email = newEmail();
+    await post('/register', { email, password: 'password-123' });
+    const code = await smtp.codeFor(email);
+    const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, '0');
+    for (let i = 0; i < 4; i++) {
+      const err = await expectError(
+        await post('/register/verify', { email, code: wrong, password: 'password-123' }),
+        400,
+        'invalid_request',
+      );
+      expect(err.message).toMatch(/wrong/);
+    }
+    const fifth = await expectError(
+      await post('/register/verify', { email, code: wrong, password: 'password-123' }),
+      400,
+      'invalid_request',
+    );
+    expect(fifth.message).toMatch(/Too many/);
+    const right = await expectError(
+      await post('/register/verify', { email, code, password: 'password-123' }),
+      400,
+      'invalid_request',
+    );
+    expect(right.message).toMatch(/Too many/);
+    const { rows } = await sql('select count(*)::int as n from accounts where email = $1', [
+      email.toLowerCase(),
+    ]);
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('refuses an expired code', async () => {
+    const email = newEmail();
+    await post('/register', { email, password: 'password-123' });
+    const code = await smtp.codeFor(email);
+    await sql(`update email_verifications set expires_at = now() - interval '1 second' where email = $1`, [
+      email.toLowerCase(),
+    ]);
+    const err = await expectError(
+      await post('/register/verify', { email, code, password: 'password-123' }),
+      400,
+      'invalid_request',
+    );
+    expect(err.message).toMatch(/expired/);
+  });
+
+  it('limits login attempts per e-mail (429 + Retry-After) against brute force', async () => {
+    const email = newEmail();
+    await post('/register', { email, password: 'password-123' });
+    await post('/register/verify', { email, code: await smtp.codeFor(email), password: 'password-123' });
+    for (let i = 0; i < 8; i++) {
+      await expectError(
+        await post('/login', { email, password: `guess-${i}-xx` }),
+        401,
+        'invalid_credentials',
+      );
+    }
+    const blocked = await post('/login', { email, password: 'password-123' });
+    await expectError(blocked, 429, 'rate_limit_exceeded');
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
+
+describe('per-IP limits on registration, verification and login', () => {
+  let strict: TestApi;
+  beforeAll(async () => {
+    strict = await startTestApi({ SMTP_URL: smtp.url, AUTH_LIMIT_PER_IP: 3 });
+  });
+  afterAll(() => strict.close());
+
+  it.each(['/login', '/register', '/register/verify'])(
+    'answers 429 on %s past the per-IP limit, whatever the e-mail',
+    async (path) => {
+      const body = (i: number) => ({
+        email: `ip${i}-${Date.now()}@example.test`,
+        password: 'password-123',
+        ...(path === '/register/verify' ? { code: '123456' } : {}),
+      });
+      for (let i = 0; i < 3; i++) {
+        const res = await call(strict, 'POST', `/console/api${path}`, { json: body(i) });
+        expect(res.status).not.toBe(429);
+      }
+      const res = await call(strict, 'POST', `/console/api${path}`, { json: body(9) });
+      await expectError(res, 429, 'rate_limit_exceeded');
+      expect(res.headers.get('retry-after')).toBeTruthy();
+    },
+  );
+});

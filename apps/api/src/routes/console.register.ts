@@ -1,0 +1,101 @@
+import {
+  ApiError,
+  MAX_PASSWORD_LENGTH,
+  MIN_PASSWORD_LENGTH,
+  type RegistrationPolicy,
+  type RegistrationStart,
+  ResendCooldownError,
+  resendRegistrationCode,
+  startRegistration,
+  usdToMicro,
+  VerificationFailedError,
+} from '@mediagate/shared';
+import type { Request, Router } from 'express';
+import { z } from 'zod';
+import type { ApiDeps } from '../deps';
+import { normalizeIp } from '../ip-rules';
+import { alreadyRegisteredMail, verificationMail } from '../mail/mailer';
+import { parseBody } from '../middleware/body';
+import { emailField } from './console-views';
+
+export const registerBody = z.strictObject({
+  email: emailField,
+  password: z
+    .string()
+    .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
+    .max(MAX_PASSWORD_LENGTH, `must be at most ${MAX_PASSWORD_LENGTH} characters`),
+});
+export const resendBody = z.strictObject({ email: emailField });
+
+export function registrationPolicy(config: ApiDeps['config']): RegistrationPolicy {
+  return {
+    codeTtlMs: config.VERIFICATION_CODE_TTL_MS,
+    maxAttempts: config.VERIFICATION_MAX_ATTEMPTS,
+    resendCooldownMs: config.VERIFICATION_RESEND_COOLDOWN_MS,
+    signupCreditMicroUsd: usdToMicro(config.SIGNUP_CREDIT_USD),
+  };
+}
+
+export const clientIp = (req: Request): string => normalizeIp(req.ip) || 'unknown';
+
+function cooldown(err: ResendCooldownError): ApiError {
+  return new ApiError('rate_limit_exceeded', err.message, undefined, {
+    'retry-after': String(Math.ceil(err.retryAfterMs / 1000)),
+  });
+}
+
+/**
+ * POST /console/api/register {email, password}: e-mails a 6-digit code (202). The answer is
+ * the same whether or not the address already has an account (its owner gets a notice
+ * instead), so registration does not reveal accounts.
+ * POST /console/api/register/resend {email}: a new code, after the cool-down (429 before).
+ */
+export function register(router: Router, deps: ApiDeps): void {
+  const policy = registrationPolicy(deps.config);
+  const body = parseBody({ limitBytes: 16 * 1024 });
+  const deliver = async (start: RegistrationStart) => {
+    const mail =
+      start.kind === 'code'
+        ? verificationMail(start.email, start.code, policy.codeTtlMs)
+        : alreadyRegisteredMail(start.email);
+    try {
+      await deps.mailer.send(mail);
+    } catch (err) {
+      deps.logger.error({ err }, 'could not send the registration e-mail');
+      throw new ApiError('service_unavailable', 'The e-mail could not be sent. Try again in a minute.');
+    }
+  };
+  const accepted = (email: string) => ({
+    object: 'registration',
+    email,
+    status: 'code_sent',
+    expires_in: Math.round(policy.codeTtlMs / 1000),
+  });
+
+  router.post('/register', ...body, async (req, res) => {
+    const { email, password } = registerBody.parse(req.body ?? {});
+    await deps.rateLimits.authAttempt('register', email, clientIp(req));
+    let start: RegistrationStart;
+    try {
+      start = await startRegistration(deps.database.db, { email, password }, policy);
+    } catch (err) {
+      if (err instanceof ResendCooldownError) throw cooldown(err);
+      throw err;
+    }
+    await deliver(start);
+    res.status(202).json(accepted(email));
+  });
+
+  router.post('/register/resend', ...body, async (req, res) => {
+    const { email } = resendBody.parse(req.body ?? {});
+    await deps.rateLimits.authAttempt('register', email, clientIp(req));
+    try {
+      await deliver(await resendRegistrationCode(deps.database.db, email, policy));
+    } catch (err) {
+      if (err instanceof ResendCooldownError) throw cooldown(err);
+      // Nothing pending (or already registered): answer as if sent, revealing nothing.
+      if (!(err instanceof VerificationFailedError)) throw err;
+    }
+    res.status(202).json(accepted(email));
+  });
+}

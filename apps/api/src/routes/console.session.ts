@@ -1,0 +1,52 @@
+import { ApiError, checkLogin, createSession, getAccountView, revokeSession } from '@mediagate/shared';
+import type { Router } from 'express';
+import { z } from 'zod';
+import type { ApiDeps } from '../deps';
+import { parseBody } from '../middleware/body';
+import { clearSessionCookie, requireSession, sessionOf, setSessionCookie } from '../middleware/session';
+import { accountObject, emailField, toSeconds } from './console-views';
+import { clientIp } from './console.register';
+
+export const loginBody = z.strictObject({ email: emailField, password: z.string().min(1).max(256) });
+
+/**
+ * POST /console/api/login {email, password}: a console session (cookie and bearer token).
+ * POST /console/api/logout: ends the presented session. GET /console/api/me: the account.
+ */
+export function register(router: Router, deps: ApiDeps): void {
+  const secure = deps.config.SESSION_COOKIE_SECURE;
+
+  router.post('/login', ...parseBody({ limitBytes: 16 * 1024 }), async (req, res) => {
+    const { email, password } = loginBody.parse(req.body ?? {});
+    await deps.rateLimits.authAttempt('login', email, clientIp(req));
+    const account = await checkLogin(deps.database.db, email, password);
+    if (!account) throw new ApiError('invalid_credentials', 'Wrong e-mail or password.');
+    await deps.rateLimits.clearAuthAttempts('login', email);
+    const session = await createSession(deps.database.db, {
+      accountId: account.accountId,
+      ttlMs: deps.config.SESSION_TTL_MS,
+      ip: clientIp(req),
+      userAgent: req.headers['user-agent'],
+    });
+    setSessionCookie(res, session.token, session.expiresAt, secure);
+    res.status(200).json({
+      object: 'session',
+      token: session.token,
+      expires_at: toSeconds(session.expiresAt),
+      account_id: account.accountId,
+      role: account.role,
+    });
+  });
+
+  router.post('/logout', requireSession(deps), async (req, res) => {
+    await revokeSession(deps.database.db, sessionOf(req).sessionId);
+    clearSessionCookie(res, secure);
+    res.status(200).json({ object: 'session', ended: true });
+  });
+
+  router.get('/me', requireSession(deps), async (req, res) => {
+    const account = await getAccountView(deps.database.db, sessionOf(req).accountId);
+    if (!account) throw new ApiError('invalid_session', 'The account no longer exists.');
+    res.status(200).json(accountObject(account));
+  });
+}

@@ -1,0 +1,75 @@
+import {
+  ApiError,
+  createSession,
+  pgErrorCode,
+  VerificationFailedError,
+  verifyRegistration,
+} from '@mediagate/shared';
+import type { Router } from 'express';
+import { z } from 'zod';
+import type { ApiDeps } from '../deps';
+import { parseBody } from '../middleware/body';
+import { setSessionCookie } from '../middleware/session';
+import { emailField, toSeconds, usd } from './console-views';
+import { clientIp, registrationPolicy } from './console.register';
+
+export const verifyBody = z.strictObject({
+  email: emailField,
+  code: z
+    .string()
+    .trim()
+    .regex(/^\d{6}$/, 'must be the 6-digit code from the e-mail'),
+  /** the password given at registration: completing a registration needs both */
+  password: z.string().min(1).max(256),
+});
+
+/**
+ * POST /console/api/register/verify {email, code, password}: creates the account with the test
+ * credit and a default key (shown once, here), logs it in, and answers 201. The password must be
+ * the one given at registration, so a stranger who re-registers someone's address with a password
+ * of their own cannot complete it with that person's code. A wrong code or password is a 400;
+ * after the allowed number of wrong tries, or after it expired, the code no longer works.
+ */
+export function register(router: Router, deps: ApiDeps): void {
+  const policy = registrationPolicy(deps.config);
+  router.post('/register/verify', ...parseBody({ limitBytes: 16 * 1024 }), async (req, res) => {
+    const { email, code, password } = verifyBody.parse(req.body ?? {});
+    await deps.rateLimits.authAttempt('verify', email, clientIp(req));
+    let created: Awaited<ReturnType<typeof verifyRegistration>>;
+    try {
+      created = await verifyRegistration(deps.database.db, { email, code, password }, policy);
+    } catch (err) {
+      if (err instanceof VerificationFailedError) throw new ApiError('invalid_request', err.message, 'code');
+      if (pgErrorCode(err) === '23505') {
+        throw new ApiError(
+          'conflict',
+          'This e-mail address already has an account; log in instead.',
+          'email',
+        );
+      }
+      throw err;
+    }
+    const session = await createSession(deps.database.db, {
+      accountId: created.accountId,
+      ttlMs: deps.config.SESSION_TTL_MS,
+      ip: clientIp(req),
+      userAgent: req.headers['user-agent'],
+    });
+    setSessionCookie(res, session.token, session.expiresAt, deps.config.SESSION_COOKIE_SECURE);
+    req.log.info({ accountId: created.accountId }, 'account registered');
+    res.status(201).json({
+      object: 'account',
+      id: created.accountId,
+      email: created.email,
+      balance_usd: usd(policy.signupCreditMicroUsd),
+      balance_micro_usd: policy.signupCreditMicroUsd,
+      api_key: {
+        id: created.key.id,
+        name: 'default',
+        key: created.key.key,
+        display_prefix: created.key.displayPrefix,
+      },
+      session: { token: session.token, expires_at: toSeconds(session.expiresAt) },
+    });
+  });
+}

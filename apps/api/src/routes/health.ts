@@ -1,0 +1,26 @@
+import { migrationsApplied } from '@mediagate/shared';
+import type { Router } from 'express';
+import type { ApiDeps } from '../deps';
+
+/** /healthz: the process is alive. /readyz: it can serve (Postgres, Redis, migrations, not draining). */
+export function register(router: Router, deps: ApiDeps): void {
+  router.get('/healthz', (_req, res) => {
+    res.status(200).json({ status: 'ok' });
+  });
+  router.get('/readyz', async (_req, res) => {
+    const checks = {
+      accepting: deps.isAcceptingTraffic(),
+      postgres: await deps.database.pool
+        .query('select 1')
+        .then(() => true)
+        .catch(() => false),
+      redis: await deps.redis
+        .ping()
+        .then((r) => r === 'PONG')
+        .catch(() => false),
+      migrations: await migrationsApplied(deps.database.pool),
+    };
+    const ready = Object.values(checks).every(Boolean);
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
+  });
+}

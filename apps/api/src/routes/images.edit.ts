@@ -1,0 +1,79 @@
+import {
+  ApiError,
+  coerceFormFields,
+  type ImageModel,
+  parseImageRequest,
+  uploadToDataUrl,
+} from '@mediagate/shared';
+import type { Router } from 'express';
+import type { ApiDeps } from '../deps';
+import { requireApiKey } from '../middleware/auth';
+import { parseBody } from '../middleware/body';
+import { answerImages, imageModelFor, objectBody } from './images.generate';
+
+/** The file fields of the form: `image` (one file) or `image[]` (several, as the openai client sends them). */
+const FILE_FIELDS = ['image', 'image[]', 'mask'];
+
+/**
+ * POST /v1/images/edits: the OpenAI edit endpoint. A multipart form with the image files and the
+ * prompt (what the official client's `images.edit()` sends), or JSON with image URLs / data URLs.
+ * Files are checked (an image of an accepted type within the model's limits) and sent to the vendor
+ * as data URLs. Without `model`, the catalog's first image-edit model does the edit.
+ */
+export function register(router: Router, deps: ApiDeps): void {
+  const editModels = deps.catalog.images().filter((m) => m.input.max > 0);
+  const defaultModel = editModels.find((m) => m.capabilities.includes('image-edit')) ?? editModels[0];
+  const maxFiles = Math.max(1, ...editModels.map((m) => m.input.max));
+  const maxFileBytes = Math.max(1, ...editModels.map((m) => m.input.maxBytes));
+  router.post(
+    '/images/edits',
+    requireApiKey(deps),
+    ...parseBody({
+      limitBytes: deps.config.IMAGE_BODY_LIMIT_BYTES,
+      multipart: true,
+      files: { fields: FILE_FIELDS, maxCount: maxFiles, maxFileBytes },
+    }),
+    async (req, res) => {
+      const body = objectBody(req.body);
+      const model: ImageModel = imageModelFor(deps.catalog, body.model ?? defaultModel?.id);
+      if (model.input.max === 0) {
+        throw new ApiError(
+          'invalid_request',
+          `${model.id} makes images from text only and cannot edit.`,
+          'model',
+        );
+      }
+      body.model = model.id;
+      const files = (req.files ?? {}) as Record<string, Express.Multer.File[]>;
+      if (files.mask) {
+        throw new ApiError(
+          'invalid_request',
+          'mask is not supported; describe the change in the prompt.',
+          'mask',
+        );
+      }
+      if (req.is('multipart/form-data')) coerceFormFields(model, body);
+      const uploads = [...(files.image ?? []), ...(files['image[]'] ?? [])];
+      if (uploads.length > 0) {
+        if (body.image !== undefined) {
+          throw new ApiError(
+            'invalid_request',
+            'Send the images as files or as image URLs, not both.',
+            'image',
+          );
+        }
+        body.image = uploads.map((f, i) =>
+          uploadToDataUrl(f.buffer, model.input, uploads.length > 1 ? `image[${i}]` : 'image'),
+        );
+      }
+      if (body.image === undefined) {
+        throw new ApiError(
+          'invalid_request',
+          "Missing required field 'image': the image(s) to edit.",
+          'image',
+        );
+      }
+      await answerImages(deps, req, res, parseImageRequest(model, body));
+    },
+  );
+}

@@ -1,0 +1,99 @@
+import { findLedgerMismatches, getAccount } from '@mediagate/shared';
+import { call, expectError, startTestApi, type TestApi } from '../../test/harness';
+import { DEV_SIGNATURE_HEADER, signDevPayment } from '../payments/provider';
+
+const SECRET = 'whsec-test-payments';
+let api: TestApi;
+beforeAll(async () => {
+  api = await startTestApi({ PAYMENT_DEV_SECRET: SECRET, TOPUP_BONUS_THRESHOLD_USD: 50 });
+});
+afterAll(() => api.close());
+afterEach(async () => {
+  expect(await findLedgerMismatches(api.database.db)).toEqual([]);
+});
+
+const notify = (payload: unknown, opts: { secret?: string; at?: number; provider?: string } = {}) => {
+  const body = JSON.stringify(payload);
+  return call(api, 'POST', `/payments/${opts.provider ?? 'dev'}/notify`, {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      [DEV_SIGNATURE_HEADER]: signDevPayment(opts.secret ?? SECRET, body, opts.at),
+    },
+  });
+};
+const balance = async (id: string) => (await getAccount(api.database.db, id))!.balanceMicroUsd;
+
+describe('QR-code payment notifications (dev HMAC provider)', () => {
+  it('credits a signed payment at once, and only once per reference', async () => {
+    const { accountId } = await api.account(0);
+    const payload = { reference: 'QR-1', account_id: accountId, amount_usd: 7 };
+    const first = await notify(payload);
+    expect(first.status).toBe(200);
+    expect(await first.json()).toMatchObject({ credited: true, amount_usd: 7, bonus_usd: 0 });
+    expect(await balance(accountId)).toBe(7_000_000);
+    const again = await notify(payload);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ credited: false });
+    expect(await balance(accountId)).toBe(7_000_000);
+  });
+
+  it('adds the 10% bonus as its own ledger entry at the threshold', async () => {
+    const { accountId } = await api.account(0);
+    await notify({ reference: 'QR-2', account_id: accountId, amount_usd: 50 });
+    expect(await balance(accountId)).toBe(55_000_000);
+    const { rows } = await api.database.pool.query(
+      `select kind, amount_micro_usd::int as amount from ledger_entries where account_id = $1 order by id`,
+      [accountId],
+    );
+    expect(rows).toEqual([
+      { kind: 'topup', amount: 50_000_000 },
+      { kind: 'bonus', amount: 5_000_000 },
+    ]);
+  });
+
+  it('refuses a wrong signature, a stale timestamp and a missing header (401), crediting nothing', async () => {
+    const { accountId } = await api.account(0);
+    const payload = { reference: 'QR-3', account_id: accountId, amount_usd: 10 };
+    await expectError(await notify(payload, { secret: 'wrong' }), 401, 'invalid_signature');
+    await expectError(
+      await notify(payload, { at: Math.floor(Date.now() / 1000) - 3600 }),
+      401,
+      'invalid_signature',
+    );
+    await expectError(
+      await call(api, 'POST', '/payments/dev/notify', { json: payload }),
+      401,
+      'invalid_signature',
+    );
+    // a body changed after signing
+    const signed = signDevPayment(SECRET, JSON.stringify(payload));
+    const tampered = await call(api, 'POST', '/payments/dev/notify', {
+      body: JSON.stringify({ ...payload, amount_usd: 1000 }),
+      headers: { 'content-type': 'application/json', [DEV_SIGNATURE_HEADER]: signed },
+    });
+    await expectError(tampered, 401, 'invalid_signature');
+    expect(await balance(accountId)).toBe(0);
+  });
+
+  it('refuses a payment under the 7 USD minimum, an unknown account, a bad payload and an unknown provider', async () => {
+    const { accountId } = await api.account(0);
+    await expectError(
+      await notify({ reference: 'QR-4', account_id: accountId, amount_usd: 6.5 }),
+      400,
+      'invalid_request',
+    );
+    await expectError(
+      await notify({ reference: 'QR-5', account_id: 'acct_nope', amount_usd: 8 }),
+      400,
+      'invalid_request',
+    );
+    await expectError(await notify({ reference: 'QR-6', account_id: accountId }), 400, 'invalid_request');
+    await expectError(
+      await notify({ reference: 'QR-7', account_id: accountId, amount_usd: 8 }, { provider: 'alipay' }),
+      404,
+      'not_found',
+    );
+    expect(await balance(accountId)).toBe(0);
+  });
+});

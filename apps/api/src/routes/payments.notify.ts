@@ -1,0 +1,61 @@
+import { ApiError, recordTopUp, TopUpTooSmallError, UnknownAccountError } from '@mediagate/shared';
+import express, { type Router } from 'express';
+import type { ApiDeps } from '../deps';
+import { PaymentNotificationError } from '../payments/provider';
+import { usd } from './console-views';
+import { topUpPolicy } from './admin.accounts';
+
+/**
+ * POST /payments/:provider/notify: a payment provider reports a QR-code payment. The provider
+ * verifies the signature over the raw body before anything is read; the top-up (and its bonus)
+ * is credited at once, once per payment reference: a repeated notification answers 200 with
+ * `credited: false`.
+ */
+export function register(router: Router, deps: ApiDeps): void {
+  const policy = topUpPolicy(deps.config);
+  const providers = new Map(deps.paymentProviders.map((p) => [p.name, p]));
+  router.post('/:provider/notify', express.raw({ type: () => true, limit: 64 * 1024 }), async (req, res) => {
+    const provider = providers.get(String(req.params.provider));
+    if (!provider) throw new ApiError('not_found', `No payment provider '${String(req.params.provider)}'.`);
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    let payment: ReturnType<typeof provider.verify>;
+    try {
+      payment = provider.verify(req.headers, raw);
+    } catch (err) {
+      if (err instanceof PaymentNotificationError) {
+        throw err.kind === 'signature'
+          ? new ApiError('invalid_signature', err.message)
+          : new ApiError('invalid_request', err.message);
+      }
+      throw err;
+    }
+    try {
+      const result = await recordTopUp(
+        deps.database.db,
+        {
+          accountId: payment.accountId,
+          provider: provider.name,
+          reference: payment.reference,
+          amountMicroUsd: payment.amountMicroUsd,
+          raw: payment.raw,
+        },
+        policy,
+      );
+      req.log.info({ provider: provider.name, reference: payment.reference, ...result }, 'payment notified');
+      res.status(200).json({
+        object: 'payment',
+        provider: provider.name,
+        reference: payment.reference,
+        account_id: result.accountId,
+        credited: result.credited,
+        amount_usd: usd(result.amountMicroUsd),
+        bonus_usd: usd(result.bonusMicroUsd),
+      });
+    } catch (err) {
+      if (err instanceof TopUpTooSmallError) throw new ApiError('invalid_request', err.message, 'amount_usd');
+      if (err instanceof UnknownAccountError)
+        throw new ApiError('invalid_request', err.message, 'account_id');
+      throw err;
+    }
+  });
+}

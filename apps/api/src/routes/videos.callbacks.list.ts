@@ -1,0 +1,24 @@
+import { ApiError, getTaskForAccount, listTaskDeliveries, TASK_ID_PATTERN } from '@mediagate/shared';
+import type { Router } from 'express';
+import type { ApiDeps } from '../deps';
+import { principalOf, requireApiKey } from '../middleware/auth';
+import { toDeliveryObject } from './callback-views';
+
+/**
+ * GET /v1/videos/:taskId/callbacks: the task's callback deliveries with every attempt (time,
+ * status code, latency, error). Another account's task is indistinguishable from none.
+ */
+export function register(router: Router, deps: ApiDeps): void {
+  router.get('/videos/:taskId/callbacks', requireApiKey(deps), async (req, res) => {
+    const { accountId } = principalOf(req);
+    const taskId = String(req.params.taskId);
+    const task = TASK_ID_PATTERN.test(taskId)
+      ? await getTaskForAccount(deps.database.db, taskId, accountId)
+      : null;
+    if (!task) {
+      throw new ApiError('not_found', `No video task found with id '${taskId.slice(0, 64)}'.`, 'task_id');
+    }
+    const deliveries = await listTaskDeliveries(deps.database.db, task.id);
+    res.status(200).json({ object: 'list', data: deliveries.map(toDeliveryObject) });
+  });
+}

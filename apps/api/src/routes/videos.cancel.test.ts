@@ -1,0 +1,97 @@
+import {
+  findLedgerMismatches,
+  getAccount,
+  getTask,
+  markSubmitStarted,
+  recordUpstreamTask,
+  startTask,
+} from '@mediagate/shared';
+import { type RunningSim, startUpstreamSim, submitSimVideo } from '@mediagate/shared/testing';
+import { call, expectError, startTestApi, type TestApi, videoBody } from '../../test/harness';
+
+let sim: RunningSim;
+let api: TestApi;
+beforeAll(async () => {
+  sim = await startUpstreamSim({ SIM_VIDEO_PENDING_MS: '60000', SIM_VIDEO_RUNNING_MS: '60000' });
+  api = await startTestApi({ DASHSCOPE_BASE_URL: sim.url });
+});
+afterAll(async () => {
+  await api?.close();
+  await sim?.stop();
+});
+afterEach(async () => {
+  expect(await findLedgerMismatches(api.database.db)).toEqual([]);
+});
+
+const create = async (key: string) =>
+  ((await (await call(api, 'POST', '/v1/videos', { key, json: videoBody() })).json()) as { id: string }).id;
+const cancel = (key: string, id: string) => call(api, 'POST', `/v1/videos/${id}/cancel`, { key });
+const balance = async (id: string) => (await getAccount(api.database.db, id))!.balanceMicroUsd;
+
+/** Puts a task where a worker would after submitting it to the simulator. */
+async function submitUpstream(id: string): Promise<string> {
+  const upstreamId = await submitSimVideo(sim.url);
+  await startTask(api.database.db, id);
+  await markSubmitStarted(api.database.db, id, 'dashscope-default');
+  await recordUpstreamTask(api.database.db, id, upstreamId);
+  return upstreamId;
+}
+
+describe('POST /v1/videos/:task_id/cancel', () => {
+  it('cancels a pending task with a full refund', async () => {
+    const { key, accountId } = await api.account(10);
+    const before = await balance(accountId);
+    const id = await create(key);
+    const res = await cancel(key, id);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ id, status: 'failed', error: { code: 'canceled' } });
+    expect(await balance(accountId)).toBe(before);
+  });
+
+  it('cancels a task pending upstream by asking the upstream first', async () => {
+    const { key } = await api.account(10);
+    const id = await create(key);
+    const upstreamId = await submitUpstream(id);
+    const res = await cancel(key, id);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: 'failed', error: { code: 'canceled' } });
+    const upstream = await sim.control('GET', `/tasks/${upstreamId}`);
+    expect(upstream.status).toBe('CANCELED');
+  });
+
+  it('answers 409 when the upstream is already running the task, and leaves it alone', async () => {
+    const { key } = await api.account(10);
+    const id = await create(key);
+    await sim.control('POST', '/video-timing', { pendingMs: 0, runningMs: 60_000 });
+    try {
+      await submitUpstream(id);
+    } finally {
+      await sim.control('POST', '/video-timing', { pendingMs: 60_000, runningMs: 60_000 });
+    }
+    const err = await expectError(await cancel(key, id), 409, 'conflict');
+    expect(err.message).toMatch(/running upstream/);
+    expect((await getTask(api.database.db, id))?.status).toBe('processing');
+  });
+
+  it('answers 409 while a submit is under way, without cutting it off', async () => {
+    const { key } = await api.account(10);
+    const id = await create(key);
+    await startTask(api.database.db, id);
+    await markSubmitStarted(api.database.db, id, 'dashscope-default');
+    await expectError(await cancel(key, id), 409, 'conflict');
+    expect((await getTask(api.database.db, id))?.status).toBe('processing');
+  });
+
+  it('answers 409 for a finished task and 404 for a missing or foreign one', async () => {
+    const owner = await api.account(10);
+    const other = await api.account(10);
+    const id = await create(owner.key);
+    expect((await cancel(owner.key, id)).status).toBe(200);
+    const err = await expectError(await cancel(owner.key, id), 409, 'conflict');
+    expect(err.message).toMatch(/already failed/);
+    await expectError(await cancel(other.key, id), 404, 'not_found');
+    await expectError(await cancel(owner.key, 'task_01ARZ3NDEKTSV4RRFFQ69G5FAV'), 404, 'not_found');
+    await expectError(await cancel(owner.key, 'nope'), 404, 'not_found');
+    await expectError(await call(api, 'POST', `/v1/videos/${id}/cancel`), 401, 'invalid_api_key');
+  });
+});

@@ -1,0 +1,30 @@
+import { ApiError, cancelTask, TASK_ID_PATTERN, toTaskObject } from '@mediagate/shared';
+import type { Router } from 'express';
+import type { ApiDeps } from '../deps';
+import { principalOf, requireApiKey } from '../middleware/auth';
+
+/**
+ * POST /v1/videos/:taskId/cancel: a pending task fails at once with code `canceled` and a full
+ * refund; a task running upstream is canceled there first. 409 when it can no longer be canceled.
+ */
+export function register(router: Router, deps: ApiDeps): void {
+  router.post('/videos/:taskId/cancel', requireApiKey(deps), async (req, res) => {
+    const { accountId } = principalOf(req);
+    const taskId = String(req.params.taskId);
+    const { channels, client } = deps.videoUpstream;
+    const outcome = TASK_ID_PATTERN.test(taskId)
+      ? await cancelTask(deps.database.db, taskId, accountId, async (channelName, upstreamTaskId) => {
+          const channel = channels.get(channelName);
+          if (!channel)
+            throw new ApiError('server_error', 'The channel that runs this task is no longer configured.');
+          await client.cancel(channel, upstreamTaskId);
+        })
+      : { kind: 'not_found' as const };
+    if (outcome.kind === 'not_found') {
+      throw new ApiError('not_found', `No video task found with id '${taskId.slice(0, 64)}'.`, 'task_id');
+    }
+    if (outcome.kind === 'not_cancelable') throw new ApiError('conflict', outcome.reason, 'task_id');
+    req.log.info({ taskId }, 'video task canceled');
+    res.status(200).json(toTaskObject(outcome.row));
+  });
+}

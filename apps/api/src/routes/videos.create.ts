@@ -1,0 +1,217 @@
+import {
+  ApiError,
+  findIdempotentTask,
+  getTaskForAccount,
+  type IdempotencyClaim,
+  IdempotencyInFlightError,
+  IdempotencyMismatchError,
+  requestHash,
+  createVideoTask,
+  enqueueVideoTask,
+  isHttpUrl,
+  newTaskId,
+  toTaskObject,
+  type VideoModel,
+  videoTaskPrice,
+} from '@mediagate/shared';
+import type { Request, Router } from 'express';
+import { z } from 'zod';
+import type { ApiDeps } from '../deps';
+import { principalOf, requireApiKey } from '../middleware/auth';
+import { parseBody } from '../middleware/body';
+import { requirePublicUrls } from '../public-urls';
+
+const httpUrl = z.string().trim().max(4096).refine(isHttpUrl, { message: 'must be an http(s) URL' });
+
+const parametersSchema = z.strictObject({
+  resolution: z
+    .string()
+    .transform((s) => s.toUpperCase())
+    .pipe(z.enum(['720P', '1080P']))
+    .optional(),
+  duration: z.number().int().optional(),
+  audio: z.boolean().optional(),
+  prompt_extend: z.boolean().optional(),
+  watermark: z.boolean().optional(),
+  seed: z.number().int().min(0).max(2_147_483_647).optional(),
+});
+
+/** Body of POST /v1/videos: only model, prompt and metadata at the top level. */
+export const createVideoBody = z.strictObject({
+  model: z.string().min(1),
+  prompt: z.string().trim().min(1, 'must not be empty').max(1500, 'must be at most 1500 characters'),
+  metadata: z.strictObject({
+    input: z.strictObject({
+      img_url: httpUrl,
+      negative_prompt: z.string().max(500, 'must be at most 500 characters').optional(),
+      audio_url: httpUrl.optional(),
+    }),
+    parameters: parametersSchema.optional(),
+    callback_url: httpUrl.optional(),
+  }),
+});
+
+type CreateVideoBody = z.output<typeof createVideoBody>;
+
+/** Multipart values arrive as strings: read numbers and booleans among the parameters. */
+function coerceFormParameters(body: unknown): unknown {
+  const params = (body as { metadata?: { parameters?: Record<string, unknown> } })?.metadata?.parameters;
+  if (!params || typeof params !== 'object') return body;
+  for (const [k, v] of Object.entries(params)) {
+    if (typeof v !== 'string') continue;
+    if (v === 'true' || v === 'false') params[k] = v === 'true';
+    else if (/^-?\d+$/.test(v)) params[k] = Number(v);
+  }
+  return body;
+}
+
+/** Checks the parameters the model id fixes and returns the normalized metadata to store. */
+function normalizeForModel(model: VideoModel, body: CreateVideoBody) {
+  const p = body.metadata.parameters ?? {};
+  if (p.duration !== undefined && p.duration !== model.durationSeconds) {
+    throw new ApiError(
+      'invalid_request',
+      `metadata.parameters.duration is ${p.duration}, but model '${model.id}' makes ${model.durationSeconds}-second videos; omit it or choose another model.`,
+      'metadata.parameters.duration',
+    );
+  }
+  if (p.resolution !== undefined && p.resolution !== model.resolution) {
+    throw new ApiError(
+      'invalid_request',
+      `metadata.parameters.resolution is ${p.resolution}, but model '${model.id}' makes ${model.resolution} videos; omit it or choose another model.`,
+      'metadata.parameters.resolution',
+    );
+  }
+  if (p.audio === false && !model.audioOptional) {
+    throw new ApiError(
+      'invalid_request',
+      `Model '${model.id}' always produces sound; metadata.parameters.audio cannot be false.`,
+      'metadata.parameters.audio',
+    );
+  }
+  const parameters = {
+    ...p,
+    resolution: model.resolution,
+    duration: model.durationSeconds,
+    audio: p.audio ?? true,
+  };
+  return {
+    metadata: { ...body.metadata, parameters },
+    price: videoTaskPrice(model, parameters.audio),
+  };
+}
+
+function resolveModel(deps: ApiDeps, req: Request): VideoModel {
+  const body = req.body as Record<string, unknown> | undefined;
+  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new ApiError(
+      'invalid_request',
+      'The request body must be a JSON object with model, prompt and metadata.',
+    );
+  }
+  if (typeof body.model !== 'string') return createVideoBody.parse(body) as never; // reports the model field
+  const found = deps.catalog.get(body.model);
+  if (!found) {
+    throw new ApiError('model_not_found', `The model '${body.model}' does not exist.`, 'model');
+  }
+  const video = deps.catalog.video(body.model);
+  if (!video) throw new ApiError('invalid_request', `'${body.model}' is not a video model.`, 'model');
+  return video;
+}
+
+/** The Idempotency-Key claim of a request, or undefined without the header. */
+function idempotencyClaim(header: string | undefined, body: CreateVideoBody): IdempotencyClaim | undefined {
+  if (header === undefined) return undefined;
+  if (!/^[\x21-\x7e]{1,255}$/.test(header)) {
+    throw new ApiError(
+      'invalid_request',
+      'The Idempotency-Key header must be 1 to 255 printable ASCII characters without spaces.',
+      'Idempotency-Key',
+    );
+  }
+  return {
+    key: header,
+    requestHash: requestHash({ model: body.model, prompt: body.prompt, metadata: body.metadata }),
+  };
+}
+
+/** The task of an earlier request with the same key and body; 409 when the body differs. */
+async function replayIdempotent(deps: ApiDeps, accountId: string, claim: IdempotencyClaim) {
+  try {
+    const taskId = await findIdempotentTask(deps.database.db, accountId, claim);
+    return taskId ? await getTaskForAccount(deps.database.db, taskId, accountId) : null;
+  } catch (err) {
+    if (err instanceof IdempotencyMismatchError)
+      throw new ApiError('conflict', err.message, 'Idempotency-Key');
+    throw err;
+  }
+}
+
+/** POST /v1/videos: charge, store the task pending, enqueue it, answer with the task object. */
+export function register(router: Router, deps: ApiDeps): void {
+  router.post(
+    '/videos',
+    requireApiKey(deps),
+    ...parseBody({ limitBytes: deps.config.BODY_LIMIT_BYTES, multipart: true }),
+    async (req, res) => {
+      const principal = principalOf(req);
+      if (req.is('multipart/form-data')) coerceFormParameters(req.body);
+      const model = resolveModel(deps, req);
+      const body = createVideoBody.parse(req.body);
+      const { metadata, price } = normalizeForModel(model, body);
+      await requirePublicUrls(deps.ssrf, [
+        ['metadata.callback_url', body.metadata.callback_url],
+        ['metadata.input.img_url', body.metadata.input.img_url],
+        ['metadata.input.audio_url', body.metadata.input.audio_url],
+      ]);
+      const requestId = String(req.id);
+      const idempotency = idempotencyClaim(req.header('idempotency-key'), body);
+      if (idempotency) {
+        const earlier = await replayIdempotent(deps, principal.accountId, idempotency);
+        if (earlier) {
+          res.setHeader('idempotent-replayed', 'true');
+          return void res.status(200).json(toTaskObject(earlier));
+        }
+      }
+      const row = await createVideoTask(deps.database.db, {
+        id: newTaskId(),
+        accountId: principal.accountId,
+        apiKeyId: principal.keyId,
+        model: model.id,
+        prompt: body.prompt,
+        metadata,
+        priceMicroUsd: price,
+        requestId,
+        deadlineAt: new Date(Date.now() + deps.config.VIDEO_DEADLINE_MS),
+        maxActiveTasks: principal.maxActiveVideoTasks ?? deps.config.VIDEO_MAX_ACTIVE_TASKS,
+        idempotency,
+      }).catch(async (err: unknown) => {
+        // a concurrent request with the same key won: answer with its task
+        if (err instanceof IdempotencyMismatchError)
+          throw new ApiError('conflict', err.message, 'Idempotency-Key');
+        if (err instanceof IdempotencyInFlightError && idempotency) {
+          const winner = await replayIdempotent(deps, principal.accountId, idempotency);
+          if (winner) return winner;
+        }
+        throw err;
+      });
+      // Committed first, enqueued second: if Redis is down the task is still accepted and the
+      // reconciler enqueues it once Redis answers again.
+      await enqueueVideoTask(
+        deps.videoQueue,
+        { taskId: row.id, requestId },
+        { timeoutMs: deps.config.ENQUEUE_TIMEOUT_MS },
+      ).catch((err: unknown) =>
+        req.log.warn({ err, taskId: row.id }, 'enqueue failed; the reconciler will enqueue the task'),
+      );
+      if (row.requestId === requestId) {
+        // a new task (not the replay of an Idempotency-Key)
+        deps.metrics?.taskTransitions.inc({ model: model.id, status: 'pending' });
+        deps.metrics?.billingMicroUsd.inc({ kind: 'charge' }, price);
+        deps.metrics?.billingOperations.inc({ kind: 'charge' });
+      }
+      req.log.info({ taskId: row.id, model: model.id, price }, 'video task created');
+      res.status(200).json(toTaskObject(row));
+    },
+  );
+}

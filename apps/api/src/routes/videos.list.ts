@@ -1,0 +1,38 @@
+import { listTasksForAccount, TASK_ID_PATTERN, toTaskObject } from '@mediagate/shared';
+import type { Router } from 'express';
+import { z } from 'zod';
+import type { ApiDeps } from '../deps';
+import { principalOf, requireApiKey } from '../middleware/auth';
+
+/** Query of GET /v1/videos. `completed` is accepted as a synonym of `succeeded`. */
+export const listVideosQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  after: z.string().regex(TASK_ID_PATTERN, 'must be a task id').optional(),
+  status: z
+    .enum(['pending', 'processing', 'succeeded', 'completed', 'failed'])
+    .transform((s) => (s === 'completed' ? 'succeeded' : s))
+    .optional(),
+  order: z.literal('desc').optional(),
+});
+
+/** GET /v1/videos: the account's tasks, newest first, in the OpenAI list shape with keyset paging. */
+export function register(router: Router, deps: ApiDeps): void {
+  router.get('/videos', requireApiKey(deps), async (req, res) => {
+    const { accountId } = principalOf(req);
+    const q = listVideosQuery.parse(req.query);
+    const page = await listTasksForAccount(deps.database.db, {
+      accountId,
+      limit: q.limit,
+      afterId: q.after,
+      status: q.status,
+    });
+    const data = page.rows.map(toTaskObject);
+    res.status(200).json({
+      object: 'list',
+      data,
+      has_more: page.hasMore,
+      first_id: data[0]?.id ?? null,
+      last_id: data[data.length - 1]?.id ?? null,
+    });
+  });
+}

@@ -1,0 +1,185 @@
+import type { AddressInfo } from 'node:net';
+import {
+  createAccount,
+  createDatabase,
+  createLogger,
+  createMetrics,
+  createRedis,
+  createCallbacksQueue,
+  createSsrfPolicy,
+  createVideoQueue,
+  type Database,
+  defaultCatalog,
+  loadConfig,
+  type Resolver,
+  usdToMicro,
+} from '@mediagate/shared';
+import { createTestDatabase, testQueuePrefix, testServiceUrls } from '@mediagate/shared/testing';
+import type { Queue } from 'bullmq';
+import type IORedis from 'ioredis';
+import type { Express } from 'express';
+import { buildApp } from '../src/app';
+import { type ApiConfig, apiEnvSchema } from '../src/config';
+import { createMailer } from '../src/mail/mailer';
+import { RateLimits, rateLimitConfig } from '../src/middleware/rate-limit';
+import { createDevPaymentProvider } from '../src/payments/provider';
+import type { ApiDeps } from '../src/deps';
+import { createUpstreams } from '../src/upstreams';
+
+export interface TestApi {
+  url: string;
+  database: Database;
+  redis: IORedis;
+  videoQueue: Queue;
+  callbacksQueue: Queue;
+  prefix: string;
+  /** the Express app itself (its routers, for the OpenAPI contract test) */
+  app: Express;
+  /** the dependencies the app was built with (to build a second replica over the same stores) */
+  deps: ApiDeps;
+  /** a new account with `balanceUsd` of credit; returns its key and id */
+  account: (balanceUsd?: number) => Promise<{ key: string; accountId: string; keyId: string }>;
+  close: () => Promise<void>;
+}
+
+/** The real API app on a free port, against a fresh database and a fresh queue prefix. */
+export async function startTestApi(
+  overrides: Partial<ApiConfig> & {
+    redisUrl?: string;
+    /** the SSRF allow-list (default: nothing opened) and a DNS resolver for the SSRF checks */
+    ssrfAllowCidrs?: string;
+    resolve?: Resolver;
+  } = {},
+): Promise<TestApi> {
+  const { redisUrl } = await testServiceUrls();
+  const testDb = await createTestDatabase();
+  const database = createDatabase(testDb.url, { max: 10 });
+  const prefix = testQueuePrefix();
+  const redis = createRedis(overrides.redisUrl ?? redisUrl, 'producer');
+  const videoQueue = createVideoQueue(redis, prefix);
+  const callbacksQueue = createCallbacksQueue(redis, prefix);
+  const logger = createLogger({ service: 'api-test', level: 'silent' });
+  const config = {
+    // every variable at its default (the environment is not read), then the test's choices
+    ...loadConfig(apiEnvSchema, {}),
+    BODY_LIMIT_BYTES: 64 * 1024,
+    VIDEO_DEADLINE_MS: 30 * 60_000,
+    ENQUEUE_TIMEOUT_MS: 2_000,
+    // test files create many tasks per account; the limit has its own tests
+    VIDEO_MAX_ACTIVE_TASKS: 10_000,
+    ...overrides,
+  };
+  const upstreams = createUpstreams(config, { db: database.db, logger });
+  const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, logger });
+  const deps: ApiDeps = {
+    database,
+    redis,
+    videoQueue,
+    callbacksQueue,
+    ssrf: createSsrfPolicy({ allowCidrs: overrides.ssrfAllowCidrs ?? '', resolve: overrides.resolve }),
+    catalog: defaultCatalog(),
+    images: upstreams.images,
+    videoUpstream: { channels: upstreams.channels, client: upstreams.video },
+    logger,
+    config,
+    mailer,
+    rateLimits: new RateLimits(redis, rateLimitConfig({ ...config, QUEUE_PREFIX: prefix }), logger),
+    paymentProviders: config.PAYMENT_DEV_SECRET
+      ? [createDevPaymentProvider(config.PAYMENT_DEV_SECRET, config.PAYMENT_SIGNATURE_TOLERANCE_S)]
+      : [],
+    metrics: createMetrics({ service: 'api-test', defaultMetrics: false }),
+    isAcceptingTraffic: () => true,
+  };
+  deps.metrics?.watchQueues(videoQueue, callbacksQueue);
+  const app = buildApp(deps);
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  const { port } = server.address() as AddressInfo;
+  let n = 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    database,
+    redis,
+    videoQueue,
+    callbacksQueue,
+    prefix,
+    app,
+    deps,
+    account: async (balanceUsd = 10) => {
+      n += 1;
+      const { accountId, key } = await createAccount(database.db, {
+        email: `user${n}-${Date.now()}@example.test`,
+        initialCreditMicroUsd: usdToMicro(balanceUsd),
+      });
+      return { key: key.key, accountId, keyId: key.id };
+    },
+    close: async () => {
+      await new Promise((r) => server.close(r));
+      server.closeAllConnections();
+      const cleanup = Promise.all([
+        videoQueue.obliterate({ force: true }).catch(() => {}),
+        callbacksQueue.obliterate({ force: true }).catch(() => {}),
+      ]);
+      await Promise.race([cleanup, new Promise((r) => setTimeout(r, 2_000).unref())]);
+      await videoQueue.close();
+      await callbacksQueue.close();
+      await upstreams.close();
+      mailer.close();
+      await deleteRateLimitKeys(redis, prefix);
+      redis.disconnect();
+      await database.close();
+      await testDb.drop();
+    },
+  };
+}
+
+/** fetch with a bearer key and a JSON body. */
+export function call(
+  api: { url: string },
+  method: string,
+  path: string,
+  opts: { key?: string; json?: unknown; body?: RequestInit['body']; headers?: Record<string, string> } = {},
+): Promise<Response> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+  let body = opts.body;
+  if (opts.json !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    body = JSON.stringify(opts.json);
+  }
+  return fetch(api.url + path, { method, headers, body });
+}
+
+export const IMG = 'https://example.com/cat.png';
+
+export function videoBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    model: 'wan2.6-i2v-flash-5s-720p',
+    prompt: 'a cat walks across the frame',
+    metadata: { input: { img_url: IMG } },
+    ...overrides,
+  };
+}
+
+/** Asserts the OpenAI error envelope and returns the error object. */
+export async function expectError(res: Response, status: number, code: string) {
+  const body = (await res.json()) as {
+    error: { message: string; type: string; code: string; param: string | null };
+  };
+  expect({ status: res.status, code: body.error?.code }).toEqual({ status, code });
+  expect(typeof body.error.message).toBe('string');
+  expect(typeof body.error.type).toBe('string');
+  return body.error;
+}
+
+/** Removes the rate-limit counters of a test app (they live under its queue prefix). */
+async function deleteRateLimitKeys(redis: IORedis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis
+      .scan(cursor, 'MATCH', `rl:${prefix}:*`, 'COUNT', 1000)
+      .catch(() => ['0', []] as [string, string[]]);
+    cursor = next;
+    if (keys.length) await redis.del(...keys).catch(() => 0);
+  } while (cursor !== '0');
+}

@@ -1,0 +1,66 @@
+import { intFromEnv } from '@mediagate/shared';
+import { z } from 'zod';
+
+const DAY_MS = 24 * 60 * 60_000;
+
+/** Environment of the simulator process. Every variable has a default, so `{}` is a valid config. */
+export const simEnvSchema = z.object({
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SIM_PORT: intFromEnv(8090, 0),
+  SIM_HOST: z.string().min(1).default('0.0.0.0'),
+  /** base of the media URLs the sim returns; unset = http://127.0.0.1:<the port that took the request> */
+  SIM_PUBLIC_URL: z
+    .string()
+    .url()
+    .refine((u) => /^https?:\/\//.test(u), 'must be an http(s) URL')
+    .transform((u) => u.replace(/\/+$/, ''))
+    .optional(),
+  /** how long a new video task stays PENDING, then RUNNING */
+  SIM_VIDEO_PENDING_MS: intFromEnv(2_000, 0),
+  SIM_VIDEO_RUNNING_MS: intFromEnv(5_000, 0),
+  /** accepted upstream keys, comma-separated; empty = any non-empty Bearer key */
+  SIM_API_KEYS: z
+    .string()
+    .default('')
+    .transform((s) =>
+      s
+        .split(',')
+        .map((k) => k.trim())
+        .filter((k) => k.length > 0),
+    ),
+  /** DashScope video submissions per second per key (0 = unlimited) */
+  SIM_DASHSCOPE_SUBMIT_RPS: intFromEnv(5, 0),
+  /** unfinished DashScope video tasks per key per model (0 = unlimited) */
+  SIM_DASHSCOPE_MAX_RUNNING: intFromEnv(5, 0),
+  /** Ark image requests per minute per key (0 = unlimited) */
+  SIM_ARK_RPM: intFromEnv(0, 0),
+  /** a task older than this answers UNKNOWN and is forgotten (the vendor keeps tasks 24 h) */
+  SIM_TASK_TTL_MS: intFromEnv(DAY_MS, 1),
+});
+
+export type SimConfig = z.output<typeof simEnvSchema>;
+
+/** Timing of new video tasks; the control API changes it at run time. */
+export interface VideoTiming {
+  pendingMs: number;
+  runningMs: number;
+}
+
+/** Rate limits; the control API changes them at run time. 0 means unlimited. */
+export interface SimLimits {
+  dashscopeSubmitRps: number;
+  dashscopeMaxRunning: number;
+  arkRpm: number;
+}
+
+export function timingFromConfig(config: SimConfig): VideoTiming {
+  return { pendingMs: config.SIM_VIDEO_PENDING_MS, runningMs: config.SIM_VIDEO_RUNNING_MS };
+}
+
+export function limitsFromConfig(config: SimConfig): SimLimits {
+  return {
+    dashscopeSubmitRps: config.SIM_DASHSCOPE_SUBMIT_RPS,
+    dashscopeMaxRunning: config.SIM_DASHSCOPE_MAX_RUNNING,
+    arkRpm: config.SIM_ARK_RPM,
+  };
+}

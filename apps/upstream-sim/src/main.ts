@@ -1,0 +1,50 @@
+import type { Server } from 'node:http';
+import { createLogger, exitOnStartupError, loadConfig, onShutdown } from '@mediagate/shared';
+import { buildSimApp } from './app';
+import { simEnvSchema } from './config';
+
+/** Process entry of the simulator: reads the env, listens, closes cleanly on SIGTERM. */
+function main(): void {
+  const config = loadConfig(simEnvSchema);
+  const logger = createLogger({ service: 'upstream-sim', level: config.LOG_LEVEL });
+  const { app } = buildSimApp(config, logger);
+  const server: Server = app.listen(config.SIM_PORT, config.SIM_HOST, (err?: Error) => {
+    if (err) exitOnStartupError(logger, err);
+    const addr = server.address();
+    const port = typeof addr === 'object' && addr ? addr.port : config.SIM_PORT;
+    logger.info(
+      {
+        host: config.SIM_HOST,
+        port,
+        publicUrl: config.SIM_PUBLIC_URL ?? `http://127.0.0.1:${port}`,
+        video: { pendingMs: config.SIM_VIDEO_PENDING_MS, runningMs: config.SIM_VIDEO_RUNNING_MS },
+        limits: {
+          dashscopeSubmitRps: config.SIM_DASHSCOPE_SUBMIT_RPS,
+          dashscopeMaxRunning: config.SIM_DASHSCOPE_MAX_RUNNING,
+          arkRpm: config.SIM_ARK_RPM,
+        },
+        keys: config.SIM_API_KEYS.length > 0 ? config.SIM_API_KEYS.length : 'any',
+      },
+      'upstream-sim listening',
+    );
+  });
+  // Clients keep connections alive between polls; outlive their idle timeouts.
+  server.keepAliveTimeout = 65_000;
+
+  onShutdown(logger, async () => {
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+      setTimeout(() => {
+        server.closeAllConnections();
+        resolve();
+      }, 5_000).unref();
+    });
+  });
+}
+
+try {
+  main();
+} catch (err) {
+  exitOnStartupError(undefined, err);
+}

@@ -1,0 +1,141 @@
+import {
+  limitsFromConfig,
+  type SimConfig,
+  type SimLimits,
+  timingFromConfig,
+  type VideoTiming,
+} from './config';
+import { FaultRegistry } from './faults';
+import { SlidingWindowLimiter } from './rate-limit';
+import { VideoTaskStore } from './video-tasks';
+
+/** A planned end for upcoming video tasks (control API `video-outcomes`). */
+export interface OutcomePlan {
+  outcome: 'FAILED' | 'CANCELED';
+  code?: string;
+  message?: string;
+  /** how many more accepted tasks take this outcome */
+  remaining: number;
+}
+
+function zeroCounters() {
+  return {
+    video: { submitted: 0, rejected: 0, throttled: 0, queried: 0, canceled: 0 },
+    image_edit: { calls: 0, images: 0, rejected: 0 },
+    ark_images: { calls: 0, images: 0, failed_items: 0, rejected: 0 },
+  };
+}
+
+export type SimCounters = ReturnType<typeof zeroCounters>;
+
+/** Counters as the control API shows them; `video.running` is the number of unfinished tasks now. */
+export type SimStats = Omit<SimCounters, 'video'> & { video: SimCounters['video'] & { running: number } };
+
+/**
+ * Everything the simulator remembers, in memory: tasks, counters, injected faults, planned outcomes,
+ * rate-limit windows and the settings the control API can change. `reset()` returns to start-up state.
+ */
+export class SimState {
+  readonly tasks: VideoTaskStore;
+  readonly faults = new FaultRegistry();
+  /** DashScope video submissions per key, per second */
+  readonly submitLimiter: SlidingWindowLimiter;
+  /** Ark image requests per key, per minute */
+  readonly arkLimiter: SlidingWindowLimiter;
+  /** null = any non-empty key is accepted */
+  readonly acceptedKeys: ReadonlySet<string> | null;
+  counters: SimCounters = zeroCounters();
+  timing: VideoTiming;
+  private limitValues: SimLimits;
+  private outcomes: OutcomePlan[] = [];
+  private arkItemFailures = 0;
+
+  constructor(readonly config: SimConfig) {
+    this.tasks = new VideoTaskStore(config.SIM_TASK_TTL_MS);
+    this.timing = timingFromConfig(config);
+    this.limitValues = limitsFromConfig(config);
+    this.submitLimiter = new SlidingWindowLimiter(this.limitValues.dashscopeSubmitRps, 1_000);
+    this.arkLimiter = new SlidingWindowLimiter(this.limitValues.arkRpm, 60_000);
+    this.acceptedKeys = config.SIM_API_KEYS.length > 0 ? new Set(config.SIM_API_KEYS) : null;
+  }
+
+  get limits(): SimLimits {
+    return { ...this.limitValues };
+  }
+
+  /** Changes the given limits; a changed rate limit starts from an empty window. */
+  setLimits(next: Partial<SimLimits>): SimLimits {
+    const merged = { ...this.limitValues, ...next };
+    if (merged.dashscopeSubmitRps !== this.limitValues.dashscopeSubmitRps) {
+      this.submitLimiter.setLimit(merged.dashscopeSubmitRps);
+    }
+    if (merged.arkRpm !== this.limitValues.arkRpm) this.arkLimiter.setLimit(merged.arkRpm);
+    this.limitValues = merged;
+    return this.limits;
+  }
+
+  /** Whether `key` is an accepted upstream key. */
+  acceptsKey(key: string): boolean {
+    return key.length > 0 && (this.acceptedKeys === null || this.acceptedKeys.has(key));
+  }
+
+  /** Queues an outcome for the next `remaining` accepted video tasks (after the ones already queued). */
+  planOutcome(plan: OutcomePlan): void {
+    this.outcomes.push({ ...plan });
+  }
+
+  plannedOutcomes(): OutcomePlan[] {
+    return this.outcomes.map((p) => ({ ...p }));
+  }
+
+  clearOutcomes(): void {
+    this.outcomes = [];
+  }
+
+  /** Consumes one planned outcome for a newly accepted task; undefined = it succeeds. */
+  takeOutcome(): Omit<OutcomePlan, 'remaining'> | undefined {
+    const plan = this.outcomes[0];
+    if (!plan) return undefined;
+    plan.remaining -= 1;
+    if (plan.remaining <= 0) this.outcomes.shift();
+    return { outcome: plan.outcome, code: plan.code, message: plan.message };
+  }
+
+  /** Sets how many upcoming Ark result items fail moderation. */
+  setArkItemFailures(count: number): void {
+    this.arkItemFailures = count;
+  }
+
+  get pendingArkItemFailures(): number {
+    return this.arkItemFailures;
+  }
+
+  /** Takes up to `items` planned item failures for one Ark request and returns how many it took. */
+  takeArkItemFailures(items: number): number {
+    const taken = Math.min(items, this.arkItemFailures);
+    this.arkItemFailures -= taken;
+    return taken;
+  }
+
+  stats(now: number): SimStats {
+    const c = this.counters;
+    return {
+      video: { ...c.video, running: this.tasks.runningTotal(now) },
+      image_edit: { ...c.image_edit },
+      ark_images: { ...c.ark_images },
+    };
+  }
+
+  /** Back to start-up state: counters, tasks, faults, plans, rate windows, timing and limits. */
+  reset(): void {
+    this.counters = zeroCounters();
+    this.tasks.clear();
+    this.faults.clear();
+    this.outcomes = [];
+    this.arkItemFailures = 0;
+    this.timing = timingFromConfig(this.config);
+    this.limitValues = limitsFromConfig(this.config);
+    this.submitLimiter.setLimit(this.limitValues.dashscopeSubmitRps);
+    this.arkLimiter.setLimit(this.limitValues.arkRpm);
+  }
+}

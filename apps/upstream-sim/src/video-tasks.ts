@@ -1,0 +1,151 @@
+import { MinHeap } from './min-heap';
+
+export type VideoOutcome = 'SUCCEEDED' | 'FAILED' | 'CANCELED';
+export type VideoStatus = 'PENDING' | 'RUNNING' | VideoOutcome;
+
+/** One simulated DashScope video task. Its status is a function of the clock (see `videoStatusAt`). */
+export interface VideoTask {
+  id: string;
+  apiKey: string;
+  model: string;
+  prompt?: string;
+  resolution: '720P' | '1080P';
+  duration: number;
+  audio: boolean;
+  /** everything else the client sent in `parameters`, kept for inspection through the control API */
+  parameters: Record<string, unknown>;
+  submittedAt: number;
+  /** when it leaves PENDING (equals `endsAt` for a task that never runs) */
+  scheduledAt: number;
+  /** when it reaches `outcome` */
+  endsAt: number;
+  outcome: VideoOutcome;
+  code?: string;
+  message?: string;
+  /** still counted against its key's running-task quota */
+  counted: boolean;
+}
+
+/** The status `task` shows at time `now`: PENDING, then RUNNING, then its outcome. */
+export function videoStatusAt(task: VideoTask, now: number): VideoStatus {
+  if (now >= task.endsAt) return task.outcome;
+  if (now >= task.scheduledAt) return 'RUNNING';
+  return 'PENDING';
+}
+
+/** A task's end time as it was when queued: cancel moves `endsAt` and must not disturb the heap order. */
+interface EndEntry {
+  endsAt: number;
+  task: VideoTask;
+}
+
+interface Bucket {
+  active: number;
+  ends: MinHeap<EndEntry>;
+}
+
+/**
+ * The sim's video tasks: a Map in submission order (so expiry pops from the front, never scans), and
+ * per key+model a heap of end times, so the running-task count costs O(log n) per finished task.
+ */
+export class VideoTaskStore {
+  private readonly tasks = new Map<string, VideoTask>();
+  private readonly buckets = new Map<string, Bucket>();
+
+  constructor(private readonly ttlMs: number) {}
+
+  get size(): number {
+    return this.tasks.size;
+  }
+
+  /** Stores a new task (submitted now) and counts it as running for its key and model. */
+  add(task: VideoTask): void {
+    this.sweep(task.submittedAt);
+    this.tasks.set(task.id, task);
+    const bucket = this.bucket(task.apiKey, task.model);
+    task.counted = true;
+    bucket.active += 1;
+    bucket.ends.push({ endsAt: task.endsAt, task });
+  }
+
+  /** The task, or undefined when unknown or older than the retention (the vendor then says UNKNOWN). */
+  get(id: string, now: number): VideoTask | undefined {
+    this.sweep(now);
+    const task = this.tasks.get(id);
+    if (!task || now - task.submittedAt >= this.ttlMs) return undefined;
+    return task;
+  }
+
+  /** Tasks of `apiKey` and `model` that have not finished at `now`. */
+  running(apiKey: string, model: string, now: number): number {
+    const bucket = this.buckets.get(bucketKey(apiKey, model));
+    if (!bucket) return 0;
+    this.prune(bucket, now);
+    return bucket.active;
+  }
+
+  /** Unfinished tasks over every key and model. */
+  runningTotal(now: number): number {
+    let total = 0;
+    for (const bucket of this.buckets.values()) {
+      this.prune(bucket, now);
+      total += bucket.active;
+    }
+    return total;
+  }
+
+  /** Ends `task` as CANCELED at `now` and frees its running slot. */
+  cancel(task: VideoTask, now: number): void {
+    task.outcome = 'CANCELED';
+    task.code = undefined;
+    task.message = undefined;
+    task.scheduledAt = now;
+    task.endsAt = now;
+    this.release(task);
+  }
+
+  clear(): void {
+    this.tasks.clear();
+    this.buckets.clear();
+  }
+
+  /** Forgets tasks past the retention; they were inserted in time order, so this stops at the first young one. */
+  private sweep(now: number): void {
+    for (const [id, task] of this.tasks) {
+      if (now - task.submittedAt < this.ttlMs) break;
+      this.tasks.delete(id);
+      this.release(task);
+    }
+  }
+
+  private release(task: VideoTask): void {
+    if (!task.counted) return;
+    task.counted = false;
+    const bucket = this.buckets.get(bucketKey(task.apiKey, task.model));
+    if (bucket) bucket.active -= 1;
+  }
+
+  private prune(bucket: Bucket, now: number): void {
+    for (let top = bucket.ends.peek(); top && top.endsAt <= now; top = bucket.ends.peek()) {
+      bucket.ends.pop();
+      if (top.task.counted) {
+        top.task.counted = false;
+        bucket.active -= 1;
+      }
+    }
+  }
+
+  private bucket(apiKey: string, model: string): Bucket {
+    const key = bucketKey(apiKey, model);
+    let bucket = this.buckets.get(key);
+    if (!bucket) {
+      bucket = { active: 0, ends: new MinHeap<EndEntry>((e) => e.endsAt) };
+      this.buckets.set(key, bucket);
+    }
+    return bucket;
+  }
+}
+
+function bucketKey(apiKey: string, model: string): string {
+  return `${apiKey}\n${model}`;
+}

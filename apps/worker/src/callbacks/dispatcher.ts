@@ -1,0 +1,145 @@
+import {
+  activeSigningSecrets,
+  type Database,
+  getDelivery,
+  getWebhookSettings,
+  type JobPayload,
+  judgeAttempt,
+  type Logger,
+  type Metrics,
+  type RetryPolicy,
+  recordDeliveryAttempt,
+  signWebhook,
+} from '@mediagate/shared';
+import { DelayedError, type Job } from 'bullmq';
+import type { Dispatcher } from 'undici';
+import type { HostLimiter } from './host-limiter';
+import { type SendResult, sendWebhook } from './send';
+
+export interface CallbackDispatcherDeps {
+  database: Database;
+  /** the SSRF-safe agent: every connection is checked against the resolved address */
+  agent: Dispatcher;
+  hosts: HostLimiter;
+  logger: Logger;
+  config: {
+    retry: RetryPolicy;
+    /** the whole attempt, connect to last byte read */
+    timeoutMs: number;
+    maxResponseBytes: number;
+    /** how long a delivery whose host is at its concurrency limit waits before trying again (±50 %) */
+    hostBusyDelayMs: number;
+  };
+  random?: () => number;
+  /** attempt outcomes and latency are counted here when given */
+  metrics?: Metrics;
+}
+
+type CallbackJob = Job<JobPayload<'callback.deliver'>>;
+
+/** A job may run this much before its delivery is due (clocks of the writer and the dispatcher differ). */
+const EARLY_MS = 250;
+
+/** Re-schedules the job for `at` without holding a worker slot (BullMQ delayed job). */
+async function later(job: CallbackJob, token: string | undefined, at: number): Promise<never> {
+  await job.moveToDelayed(Math.max(at, Date.now()), token);
+  throw new DelayedError();
+}
+
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url).host.toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * One run of a delivery job: reads the delivery row (the source of truth), and when it is pending
+ * and due, signs it with the account's current secret(s) and POSTs it once. The attempt and its
+ * verdict are recorded in one transaction (a compare-and-set, so a job run twice after a crash
+ * records the attempt once); a retry is then scheduled as the same job, delayed. Delivery is at
+ * least once: a crash between the POST and the record sends the attempt again, with the same
+ * `webhook-id`, which is how a receiver recognises the repeat.
+ */
+export function createCallbackProcessor(deps: CallbackDispatcherDeps) {
+  const { db } = deps.database;
+  const random = deps.random ?? Math.random;
+
+  return async function deliverCallback(job: CallbackJob, token?: string): Promise<void> {
+    const { deliveryId } = job.data;
+    const delivery = await getDelivery(db, deliveryId);
+    if (delivery?.status !== 'pending') return;
+    if (delivery.nextAttemptAt.getTime() > Date.now() + EARLY_MS) {
+      return later(job, token, delivery.nextAttemptAt.getTime());
+    }
+    const log = deps.logger.child({ deliveryId, taskId: delivery.taskId, event: delivery.eventType });
+
+    const host = hostOf(delivery.url);
+    let result: SendResult;
+    if (host === null) {
+      result = {
+        startedAt: new Date(),
+        latencyMs: 0,
+        statusCode: null,
+        error: 'invalid callback URL',
+        responseBody: null,
+        blocked: true,
+      };
+    } else {
+      if (!deps.hosts.tryAcquire(host)) {
+        return later(job, token, Date.now() + deps.config.hostBusyDelayMs * (0.5 + random()));
+      }
+      try {
+        const settings = await getWebhookSettings(db, delivery.accountId);
+        const sentAt = new Date();
+        const headers = signWebhook(
+          activeSigningSecrets(settings, sentAt),
+          delivery.id,
+          sentAt,
+          delivery.payload,
+        );
+        result = await sendWebhook(
+          deps.agent,
+          { url: delivery.url, headers: { ...headers }, body: delivery.payload },
+          { timeoutMs: deps.config.timeoutMs, maxResponseBytes: deps.config.maxResponseBytes },
+        );
+      } finally {
+        deps.hosts.release(host);
+      }
+    }
+
+    const verdict = judgeAttempt(deps.config.retry, delivery.roundAttempts + 1, result, random);
+    const updated = await recordDeliveryAttempt(
+      deps.database.db,
+      delivery,
+      {
+        startedAt: result.startedAt,
+        latencyMs: result.latencyMs,
+        statusCode: result.statusCode,
+        error: result.error,
+        responseBody: result.responseBody,
+      },
+      verdict,
+    );
+    const fields = {
+      attempt: delivery.attemptCount + 1,
+      status: result.statusCode,
+      latencyMs: result.latencyMs,
+      error: result.error ?? undefined,
+    };
+    if (!updated) {
+      log.warn(fields, 'callback attempt already recorded by another run');
+      return;
+    }
+    deps.metrics?.callbackAttemptDuration.observe(result.latencyMs / 1000);
+    deps.metrics?.callbackAttempts.inc({
+      outcome: verdict.kind === 'succeeded' ? 'delivered' : verdict.kind === 'failed' ? 'failed' : 'retry',
+    });
+    if (verdict.kind === 'succeeded') log.info(fields, 'callback delivered');
+    else if (verdict.kind === 'failed')
+      log.warn({ ...fields, reason: verdict.reason }, 'callback failed for good');
+    else log.info({ ...fields, retryInMs: verdict.delayMs }, 'callback attempt failed; retrying');
+    if (updated.status === 'pending') return later(job, token, updated.nextAttemptAt.getTime());
+  };
+}

@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type Database,
+  deleteExpiredIdempotencyKeys,
+  enqueueDelivery,
+  enqueueTaskCallbacks,
+  enqueueVideoTask,
+  failTask,
+  listActiveTasks,
+  listDueDeliveries,
+  type Logger,
+  type Metrics,
+} from '@mediagate/shared';
+import type { Queue } from 'bullmq';
+import { observeTransition } from './video/observe';
+import type IORedis from 'ioredis';
+
+export interface ReconcilerDeps {
+  database: Database;
+  redis: IORedis;
+  videoQueue: Queue;
+  /** when given, callback deliveries whose job is gone are enqueued again too */
+  callbacksQueue?: Queue;
+  /** timeouts are counted as transitions here when given */
+  metrics?: Metrics;
+  logger: Logger;
+  config: { intervalMs: number; graceMs: number; lockKey: string };
+}
+
+export interface SweepResult {
+  requeued: number;
+  expired: number;
+  /** callback deliveries due whose job was gone, enqueued again */
+  callbacksRequeued: number;
+  skipped: boolean;
+}
+
+const BATCH = 500;
+
+/**
+ * One pass over every pending or processing task: fails those past their deadline (with refund)
+ * and enqueues again those whose job is gone or dead (Redis flushed, restarted empty, attempts
+ * exhausted). Idempotent: enqueueing uses the task id as job id, and every state change is a
+ * compare-and-set. A Redis lock lets one replica sweep at a time.
+ */
+export async function reconcileOnce(deps: ReconcilerDeps): Promise<SweepResult> {
+  const token = randomUUID();
+  const ttl = Math.max(deps.config.intervalMs * 2, 10_000);
+  const got = await deps.redis.set(deps.config.lockKey, token, 'PX', ttl, 'NX');
+  if (got !== 'OK') return { requeued: 0, expired: 0, callbacksRequeued: 0, skipped: true };
+  try {
+    const tasks = await sweep(deps);
+    const callbacksRequeued = deps.callbacksQueue ? await sweepCallbacks(deps, deps.callbacksQueue) : 0;
+    // Idempotency-Key records live 24 hours; drop the expired ones.
+    await deleteExpiredIdempotencyKeys(deps.database.db);
+    return { ...tasks, callbacksRequeued, skipped: false };
+  } finally {
+    // Release only our own lock (it may have expired and been taken by another replica).
+    await deps.redis.eval(
+      "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end",
+      1,
+      deps.config.lockKey,
+      token,
+    );
+  }
+}
+
+async function sweep(deps: ReconcilerDeps): Promise<{ requeued: number; expired: number }> {
+  const { db } = deps.database;
+  let requeued = 0;
+  let expired = 0;
+  let afterId: string | undefined;
+  const createdBefore = new Date(Date.now() - deps.config.graceMs);
+  for (;;) {
+    const batch = await listActiveTasks(db, { afterId, limit: BATCH, createdBefore });
+    if (batch.length === 0) break;
+    afterId = batch[batch.length - 1]!.id;
+    const now = Date.now();
+    const live = [];
+    for (const task of batch) {
+      if (task.deadlineAt.getTime() <= now) {
+        const failed = await failTask(deps.database.db, task.id, {
+          code: 'timeout',
+          message: 'The task did not finish before its deadline.',
+        });
+        if (failed) {
+          observeTransition(deps.metrics, failed);
+          expired += 1;
+          if (deps.callbacksQueue) {
+            await enqueueTaskCallbacks(db, deps.callbacksQueue, task.id).catch((err: unknown) =>
+              deps.logger.warn({ err, taskId: task.id }, 'callback enqueue failed; next sweep retries'),
+            );
+          }
+        }
+      } else live.push(task);
+    }
+    const states = await Promise.all(live.map((t) => deps.videoQueue.getJobState(t.id)));
+    for (const [i, task] of live.entries()) {
+      const state = states[i];
+      if (state !== 'unknown' && state !== 'failed' && state !== 'completed') continue;
+      if (state !== 'unknown') await deps.videoQueue.remove(task.id).catch(() => 0);
+      await enqueueVideoTask(deps.videoQueue, { taskId: task.id, requestId: task.requestId ?? undefined });
+      requeued += 1;
+    }
+    if (batch.length < BATCH) break;
+  }
+  if (requeued || expired) deps.logger.info({ requeued, expired }, 'reconciler sweep');
+  return { requeued, expired };
+}
+
+/**
+ * Enqueues again every pending callback delivery that has been due for longer than the grace
+ * period and whose job is gone or dead (a crash between the commit of a task's terminal move and
+ * the enqueue, Redis flushed, attempts exhausted). A delivery whose job is waiting, delayed or
+ * running is left alone; enqueueing uses the delivery id as job id, so this is idempotent.
+ */
+async function sweepCallbacks(deps: ReconcilerDeps, queue: Queue): Promise<number> {
+  const { db } = deps.database;
+  let requeued = 0;
+  let afterId: string | undefined;
+  const dueBefore = new Date(Date.now() - deps.config.graceMs);
+  for (;;) {
+    const batch = await listDueDeliveries(db, { dueBefore, afterId, limit: BATCH });
+    if (batch.length === 0) break;
+    afterId = batch[batch.length - 1]!.id;
+    const states = await Promise.all(batch.map((d) => queue.getJobState(d.id)));
+    for (const [i, d] of batch.entries()) {
+      const state = states[i];
+      if (state !== 'unknown' && state !== 'failed' && state !== 'completed') continue;
+      await enqueueDelivery(queue, d.id);
+      requeued += 1;
+    }
+    if (batch.length < BATCH) break;
+  }
+  if (requeued) deps.logger.info({ requeued }, 'reconciler re-enqueued callback deliveries');
+  return requeued;
+}
+
+/** Sweeps every `intervalMs` until stopped; the first sweep runs at once. */
+export function startReconciler(deps: ReconcilerDeps): { stop: () => Promise<void> } {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> = Promise.resolve();
+  let stopped = false;
+  const tick = () => {
+    running = reconcileOnce(deps)
+      .catch((err: unknown) => deps.logger.error({ err }, 'reconciler sweep failed'))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, deps.config.intervalMs);
+      });
+  };
+  tick();
+  return {
+    stop: async () => {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

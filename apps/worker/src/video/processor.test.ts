@@ -1,0 +1,220 @@
+import {
+  findLedgerMismatches,
+  getAccount,
+  getTask,
+  markSubmitStarted,
+  recordUpstreamTask,
+  startTask,
+  enqueueVideoTask,
+} from '@mediagate/shared';
+import { freePort, waitFor, submitSimVideo } from '@mediagate/shared/testing';
+import { type Sim, startSim, startWorkerHarness, type WorkerHarness } from '../../test/harness';
+
+let sim: Sim;
+let h: WorkerHarness;
+
+beforeAll(async () => {
+  sim = await startSim();
+  h = await startWorkerHarness(sim);
+  h.startWorker();
+});
+afterAll(async () => {
+  await h?.close();
+  await sim?.stop();
+});
+beforeEach(async () => {
+  await sim.control('POST', '/reset');
+});
+afterEach(async () => {
+  expect(await findLedgerMismatches(h.database.db)).toEqual([]);
+});
+
+const settled = (id: string) =>
+  waitFor(
+    async () => {
+      const row = await getTask(h.database.db, id);
+      return row && (row.status === 'succeeded' || row.status === 'failed') ? row : null;
+    },
+    { what: `task ${id} to finish`, timeoutMs: 20_000 },
+  );
+const balance = async () => (await getAccount(h.database.db, h.accountId))!.balanceMicroUsd;
+
+describe('video processor against the simulator', () => {
+  it('runs a task pending → processing → succeeded with the upstream video', async () => {
+    const id = await h.createTask();
+    const row = await settled(id);
+    expect(row.status).toBe('succeeded');
+    expect(row.videoUrl).toMatch(new RegExp(`^${sim.url}/media/videos/.+\\.mp4$`));
+    expect(row.upstreamTaskId).toBeTruthy();
+    expect(row.upstreamChannel).toBe('sim');
+    expect(row.startedAt).toBeTruthy();
+    expect(row.completedAt).toBeTruthy();
+    expect(row.progress).toBe(100);
+    expect(row.usage).toMatchObject({ duration: 5 });
+    expect((await sim.stats()).video.submitted).toBe(1);
+    const video = await fetch(row.videoUrl!);
+    expect(video.status).toBe(200);
+    expect(video.headers.get('content-type')).toMatch(/video\/mp4/);
+  });
+
+  it('sends the DashScope body the model maps to', async () => {
+    const id = await h.createTask({ model: 'wan2.5-i2v-flash-10s-1080p' });
+    expect((await settled(id)).status).toBe('succeeded');
+    expect((await sim.stats()).video.submitted).toBe(1);
+  });
+
+  it('ends failed with the upstream code when the upstream task fails, and refunds it', async () => {
+    await sim.outcome({
+      outcome: 'FAILED',
+      code: 'DataInspectionFailed',
+      message: 'Input data may contain inappropriate content.',
+      count: 1,
+    });
+    const before = await balance();
+    const id = await h.createTask();
+    const row = await settled(id);
+    expect(row.status).toBe('failed');
+    expect(row.errorCode).toBe('DataInspectionFailed');
+    expect(row.errorMessage).toMatch(/inappropriate/);
+    expect((await balance()) - before).toBe(0); // charged 0.25 at creation, refunded in full
+  });
+
+  it('ends failed on an upstream CANCELED', async () => {
+    await sim.outcome({ outcome: 'CANCELED', count: 1 });
+    const row = await settled(await h.createTask());
+    expect(row.status).toBe('failed');
+    expect(row.errorCode).toMatch(/cancel/i);
+  });
+
+  it('does not retry a 4xx on submit', async () => {
+    await sim.fault({
+      api: 'video.submit',
+      status: 400,
+      code: 'InvalidParameter',
+      message: 'bad image',
+      count: 1,
+    });
+    const row = await settled(await h.createTask());
+    expect(row.status).toBe('failed');
+    expect(row.errorCode).toBe('InvalidParameter');
+    expect((await sim.stats()).video.submitted).toBe(0);
+  });
+
+  it.each([
+    [429, 'Throttling.RateQuota'],
+    [500, 'InternalError'],
+    [503, 'ServiceUnavailable'],
+  ])('retries a %i on submit with backoff, then succeeds with one submission', async (status, code) => {
+    await sim.fault({ api: 'video.submit', status, code, count: 2 });
+    const row = await settled(await h.createTask());
+    expect(row.status).toBe('succeeded');
+    expect((await sim.stats()).video.submitted).toBe(1);
+  });
+
+  it('retries failed polls and still succeeds', async () => {
+    await sim.fault({ api: 'video.query', status: 500, code: 'InternalError', count: 3 });
+    const row = await settled(await h.createTask());
+    expect(row.status).toBe('succeeded');
+  });
+
+  it('retries a submit whose connection was refused until the upstream answers', async () => {
+    const port = await freePort();
+    const other = await startWorkerHarness({ url: `http://127.0.0.1:${port}` });
+    let late: Sim | undefined;
+    try {
+      other.startWorker();
+      const id = await other.createTask();
+      const job = await waitFor(
+        async () => {
+          const j = await other.queue.getJob(id);
+          return j && (j.data.upstreamRetries ?? 0) >= 2 ? j : null;
+        },
+        { what: 'two refused submits' },
+      );
+      expect(job).toBeTruthy();
+      const mid = await getTask(other.database.db, id);
+      expect(mid).toMatchObject({ status: 'processing', submitStartedAt: null, upstreamTaskId: null });
+      late = await startSim({}, port);
+      const row = await waitFor(async () => {
+        const r = await getTask(other.database.db, id);
+        return r?.status === 'succeeded' ? r : null;
+      });
+      expect(row.upstreamTaskId).toBeTruthy();
+      expect((await late.stats()).video.submitted).toBe(1);
+    } finally {
+      await other.close();
+      await late?.stop();
+    }
+  });
+
+  it('resumes a task that already has an upstream id without submitting again', async () => {
+    const id = await h.createTask({ enqueue: false });
+    const upstreamId = await submitSimVideo(sim.url);
+    await startTask(h.database.db, id);
+    await markSubmitStarted(h.database.db, id, 'sim');
+    await recordUpstreamTask(h.database.db, id, upstreamId);
+    await enqueueVideoTask(h.queue, { taskId: id });
+    const row = await settled(id);
+    expect(row.status).toBe('succeeded');
+    expect(row.upstreamTaskId).toBe(upstreamId);
+    expect((await sim.stats()).video.submitted).toBe(1);
+  });
+
+  it('fails (and refunds) a task whose submit was interrupted, without submitting again', async () => {
+    const before = await balance();
+    const id = await h.createTask({ enqueue: false });
+    await startTask(h.database.db, id);
+    await markSubmitStarted(h.database.db, id, 'sim');
+    await enqueueVideoTask(h.queue, { taskId: id });
+    const row = await settled(id);
+    expect(row.status).toBe('failed');
+    expect(row.errorCode).toBe('upstream_submit_interrupted');
+    expect((await sim.stats()).video.submitted).toBe(0);
+    expect(await balance()).toBe(before);
+  });
+
+  it('fails a task the upstream does not know (UNKNOWN)', async () => {
+    const id = await h.createTask({ enqueue: false });
+    await startTask(h.database.db, id);
+    await markSubmitStarted(h.database.db, id, 'sim');
+    await recordUpstreamTask(h.database.db, id, 'no-such-upstream-task');
+    await enqueueVideoTask(h.queue, { taskId: id });
+    const row = await settled(id);
+    expect(row.status).toBe('failed');
+    expect(row.errorCode).toBe('upstream_unknown');
+  });
+
+  it('fails a task past its deadline with code timeout, and refunds it', async () => {
+    const before = await balance();
+    const id = await h.createTask({ deadlineMs: -1 });
+    const row = await settled(id);
+    expect(row.status).toBe('failed');
+    expect(row.errorCode).toBe('timeout');
+    expect(await balance()).toBe(before);
+    expect((await sim.stats()).video.submitted).toBe(0);
+  });
+
+  it('fails a task that keeps polling past its deadline', async () => {
+    await sim.control('POST', '/video-timing', { pendingMs: 60_000, runningMs: 60_000 });
+    const id = await h.createTask({ deadlineMs: 1_000 });
+    const row = await settled(id);
+    expect(row.status).toBe('failed');
+    expect(row.errorCode).toBe('timeout');
+  });
+
+  it('runs a job enqueued twice only once', async () => {
+    const id = await h.createTask();
+    await enqueueVideoTask(h.queue, { taskId: id });
+    expect((await settled(id)).status).toBe('succeeded');
+    expect((await sim.stats()).video.submitted).toBe(1);
+  });
+
+  it('carries many tasks at once without holding worker slots while waiting', async () => {
+    await sim.control('POST', '/video-timing', { pendingMs: 300, runningMs: 700 });
+    // 60 tasks against a concurrency of 20: only possible in time because waiting tasks are delayed jobs
+    const ids = await Promise.all(Array.from({ length: 60 }, () => h.createTask()));
+    const rows = await Promise.all(ids.map(settled));
+    expect(rows.every((r) => r.status === 'succeeded')).toBe(true);
+    expect((await sim.stats()).video.submitted).toBe(60);
+  });
+});

@@ -1,0 +1,287 @@
+import {
+  type ChannelPool,
+  type DashScopeVideoClient,
+  failTask,
+  getTask,
+  type Database,
+  type Logger,
+  type Metrics,
+  markSubmitStarted,
+  clearSubmitStarted,
+  recordUpstreamTask,
+  startTask,
+  succeedTask,
+  type TaskRow,
+  shouldFailOver,
+  UpstreamError,
+  updateProgress,
+  isTerminal,
+  type VideoSubmission,
+  type ModelCatalog,
+  type JobPayload,
+  callbackUrlOf,
+} from '@mediagate/shared';
+import { DelayedError, type Job } from 'bullmq';
+import { backoffDelay } from './backoff';
+import { observedVideoClient, observeTransition } from './observe';
+import type { UpstreamLimiter } from './upstream-limiter';
+
+export interface VideoProcessorDeps {
+  database: Database;
+  client: DashScopeVideoClient;
+  catalog: ModelCatalog;
+  /**
+   * The upstream channels: a new task is submitted on the first available DashScope channel (the
+   * next one when a submit certainly created nothing), a running one stays on the channel that
+   * accepted it (tasks.upstream_channel).
+   */
+  channels: ChannelPool;
+  limiter: UpstreamLimiter;
+  logger: Logger;
+  config: { pollIntervalMs: number; retryBaseMs: number; retryMaxMs: number };
+  /**
+   * Hands a task's committed callback deliveries to the dispatcher (commit, then enqueue). Optional:
+   * without it (or when it fails) the reconciler enqueues them.
+   */
+  callbacks?: { enqueueForTask: (taskId: string) => Promise<unknown> };
+  /** transitions, their timings and upstream calls are counted here when given */
+  metrics?: Metrics;
+}
+
+type VideoJob = Job<JobPayload<'video.run'> & { upstreamRetries?: number }>;
+
+/** Re-schedules the job `ms` from now without holding a worker slot (BullMQ delayed job). */
+async function later(job: VideoJob, token: string | undefined, ms: number, deadline: Date): Promise<never> {
+  const at = Math.min(Date.now() + ms, deadline.getTime() + 10);
+  await job.moveToDelayed(at, token);
+  throw new DelayedError();
+}
+
+function submissionFor(row: TaskRow, deps: VideoProcessorDeps): VideoSubmission {
+  const model = deps.catalog.video(row.model);
+  if (!model) throw new Error(`model ${row.model} is no longer in the catalog`);
+  const meta = row.metadata as {
+    input: VideoSubmission['input'];
+    parameters: Omit<VideoSubmission['parameters'], 'resolution' | 'duration'> & { audio?: boolean };
+  };
+  const { audio, ...rest } = meta.parameters ?? {};
+  return {
+    model: model.upstreamModel,
+    input: { ...meta.input, prompt: row.prompt },
+    parameters: {
+      ...rest,
+      resolution: model.resolution,
+      duration: model.durationSeconds,
+      ...(model.audioOptional ? { audio: audio ?? true } : {}),
+    },
+  };
+}
+
+/**
+ * One run of a video task: start it, submit it upstream once, or poll it; between polls the job
+ * waits as a delayed job. Every run reads the task row first, so a job that runs again after a
+ * crash, a Redis loss or a duplicate enqueue resumes from what Postgres says and never submits
+ * a task that already has (or may have) an upstream id.
+ */
+export function createVideoProcessor(deps: VideoProcessorDeps) {
+  const { db } = deps.database;
+  const client = observedVideoClient(deps.client, deps.metrics);
+  const observed = (row: TaskRow | null) => {
+    observeTransition(deps.metrics, row);
+    return row;
+  };
+  const start = async (id: string) => observed(await startTask(db, id));
+  const fail = async (id: string, error: { code: string; message: string }) =>
+    observed(await failTask(db, id, error));
+  const succeed = async (id: string, result: { videoUrl: string; usage?: unknown }) =>
+    observed(await succeedTask(db, id, result));
+
+  const notifyCallbacks = async (taskId: string, log: Logger) => {
+    if (!deps.callbacks) return;
+    await deps.callbacks
+      .enqueueForTask(taskId)
+      .catch((err: unknown) => log.warn({ err }, 'callback enqueue failed; the reconciler will enqueue it'));
+  };
+
+  const run = async (job: VideoJob, token: string | undefined, log: Logger): Promise<void> => {
+    const { taskId } = job.data;
+    let row = await getTask(db, taskId);
+    if (!row || isTerminal(row.status)) return;
+
+    if (row.deadlineAt.getTime() <= Date.now()) {
+      await fail(taskId, {
+        code: 'timeout',
+        message: 'The task did not finish before its deadline.',
+      });
+      log.warn('task failed: deadline passed');
+      return;
+    }
+    if (row.status === 'pending') {
+      row = (await start(taskId)) ?? (await getTask(db, taskId));
+      if (!row || isTerminal(row.status)) return;
+      log.info('task processing');
+      if (callbackUrlOf(row.metadata)) await notifyCallbacks(taskId, log);
+    }
+
+    const retry = async (err: UpstreamError): Promise<never> => {
+      const attempt = (job.data.upstreamRetries ?? 0) + 1;
+      await job.updateData({ ...job.data, upstreamRetries: attempt });
+      const wait = backoffDelay(attempt, {
+        baseMs: deps.config.retryBaseMs,
+        maxMs: deps.config.retryMaxMs,
+        retryAfterMs: err.details.retryAfterMs,
+      });
+      log.warn(
+        { code: err.details.code, status: err.details.status, attempt, wait },
+        'upstream call failed; retrying',
+      );
+      return later(job, token, wait, row!.deadlineAt);
+    };
+    const succeeded = async () => {
+      if (job.data.upstreamRetries) await job.updateData({ ...job.data, upstreamRetries: 0 });
+    };
+
+    if (!row.upstreamTaskId) {
+      if (row.submitStartedAt) {
+        // A submit was sent and its answer never recorded (crash mid-call): the upstream may hold
+        // a task for it. Sending another could run and bill it twice, so the task fails and is refunded.
+        await fail(taskId, {
+          code: 'upstream_submit_interrupted',
+          message:
+            'The upstream submission was interrupted and its outcome is unknown; the task was refunded. Please retry.',
+        });
+        log.error('submit outcome unknown after a crash; task failed without resubmitting');
+        return;
+      }
+      // At most one submit per channel, and a fail-over only after an answer that proves the
+      // channel created nothing (an HTTP error status, a refused connection): never a second task.
+      let lastErr: UpstreamError | undefined;
+      for (const channel of deps.channels.candidates('dashscope')) {
+        const wait = await deps.limiter.take('submit', channel.name);
+        if (wait > 0) {
+          if (lastErr) break;
+          return later(job, token, wait, row.deadlineAt);
+        }
+        if (!deps.channels.acquire(channel.name)) continue;
+        if (!(await markSubmitStarted(db, taskId, channel.name))) {
+          deps.channels.release(channel.name);
+          return;
+        }
+        let upstreamTaskId: string;
+        try {
+          ({ taskId: upstreamTaskId } = await client.submit(channel, submissionFor(row, deps)));
+        } catch (err) {
+          if (!(err instanceof UpstreamError)) {
+            deps.channels.release(channel.name);
+            throw err;
+          }
+          deps.channels.failed(channel.name, err);
+          if (err.details.notCreated) await clearSubmitStarted(db, taskId);
+          if (err.details.notCreated && shouldFailOver(err)) {
+            lastErr = err;
+            log.warn(
+              { channel: channel.name, code: err.details.code, status: err.details.status },
+              'submit failed on this channel; trying the next one',
+            );
+            continue;
+          }
+          if (err.retryable) {
+            await fail(taskId, {
+              code: 'upstream_submit_uncertain',
+              message:
+                'The upstream did not confirm the submission in time; the task was refunded. Please retry.',
+            });
+            log.error(
+              { code: err.details.code },
+              'submit outcome uncertain; task failed without resubmitting',
+            );
+            return;
+          }
+          await fail(taskId, { code: err.details.code ?? 'upstream_error', message: err.message });
+          log.warn({ code: err.details.code, status: err.details.status }, 'upstream refused the task');
+          return;
+        }
+        deps.channels.succeeded(channel.name);
+        await recordUpstreamTask(db, taskId, upstreamTaskId);
+        await succeeded();
+        log.info({ upstreamTaskId, channel: channel.name }, 'submitted upstream');
+        return later(job, token, deps.config.pollIntervalMs, row.deadlineAt);
+      }
+      if (lastErr && !lastErr.retryable) {
+        // Every channel refused the gateway itself (key, permission, model access).
+        await fail(taskId, {
+          code: lastErr.details.code ?? 'upstream_error',
+          message: lastErr.message,
+        });
+        log.error(
+          { code: lastErr.details.code, status: lastErr.details.status },
+          'every channel refused the task',
+        );
+        return;
+      }
+      return retry(lastErr ?? deps.channels.unavailableError('dashscope'));
+    }
+
+    const channel = row.upstreamChannel ? deps.channels.get(row.upstreamChannel) : undefined;
+    if (!channel) {
+      await fail(taskId, {
+        code: 'upstream_channel_missing',
+        message: 'The upstream channel that accepted this task is no longer configured.',
+      });
+      log.error({ channel: row.upstreamChannel }, 'task channel missing from configuration');
+      return;
+    }
+    const wait = await deps.limiter.take('poll', channel.name);
+    if (wait > 0) return later(job, token, wait, row.deadlineAt);
+    let state: Awaited<ReturnType<DashScopeVideoClient['query']>>;
+    try {
+      state = await client.query(channel, row.upstreamTaskId);
+      deps.channels.succeeded(channel.name);
+    } catch (err) {
+      if (!(err instanceof UpstreamError)) throw err;
+      deps.channels.failed(channel.name, err);
+      // Every failed query is retried until the deadline, 4xx included: a 4xx on a query is the
+      // gateway's fault (a rotated key, a path), while the paid upstream task may be fine.
+      return retry(err);
+    }
+    await succeeded();
+    switch (state.status) {
+      case 'PENDING':
+      case 'RUNNING': {
+        const progress = state.status === 'RUNNING' ? 50 : 5;
+        if (row.progress < progress) await updateProgress(db, taskId, progress);
+        return later(job, token, deps.config.pollIntervalMs, row.deadlineAt);
+      }
+      case 'SUCCEEDED': {
+        if (!state.videoUrl) {
+          await fail(taskId, {
+            code: 'upstream_no_video',
+            message: 'The upstream reported success without a video.',
+          });
+          return;
+        }
+        await succeed(taskId, { videoUrl: state.videoUrl, usage: state.usage });
+        log.info('task succeeded');
+        return;
+      }
+      default: {
+        const code = state.code ?? `upstream_${state.status.toLowerCase()}`;
+        const message =
+          state.message ??
+          (state.status === 'UNKNOWN'
+            ? 'The upstream no longer knows this task.'
+            : `The upstream task ended ${state.status}.`);
+        await fail(taskId, { code, message });
+        log.warn({ code, upstreamStatus: state.status }, 'task failed upstream');
+      }
+    }
+  };
+
+  return async function processVideoJob(job: VideoJob, token?: string): Promise<void> {
+    const log = deps.logger.child({ taskId: job.data.taskId, requestId: job.data.requestId });
+    await run(job, token, log);
+    // A run that returns (rather than waiting as a delayed job) has ended the task, or found it
+    // ended: its callback deliveries are committed by now, so hand them to the dispatcher.
+    await notifyCallbacks(job.data.taskId, log);
+  };
+}

@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { createAccount, createDatabase, createRedis, type Database, usdToMicro } from '@mediagate/shared';
+import {
+  createTestDatabase,
+  processGroup,
+  type ProcessGroup,
+  testServiceUrls,
+} from '@mediagate/shared/testing';
+import type IORedis from 'ioredis';
+
+/** One scenario's world: a fresh database and queue prefix, its processes, and an account with money. */
+export interface BenchEnv {
+  databaseUrl: string;
+  redisUrl: string;
+  prefix: string;
+  database: Database;
+  redis: IORedis;
+  group: ProcessGroup;
+  env: Record<string, string>;
+  key: string;
+  accountId: string;
+  keyId: string;
+  close: () => Promise<void>;
+}
+
+export async function benchEnv(extraEnv: Record<string, string> = {}): Promise<BenchEnv> {
+  const { redisUrl } = await testServiceUrls();
+  const db = await createTestDatabase();
+  const prefix = `{bench-${randomUUID().slice(0, 8)}}`;
+  const database = createDatabase(db.url, { max: 20 });
+  const redis = createRedis(redisUrl, 'worker');
+  const env = {
+    DATABASE_URL: db.url,
+    REDIS_URL: redisUrl,
+    QUEUE_PREFIX: prefix,
+    LOG_LEVEL: 'warn',
+    // the benchmark drives one account far beyond the default per-key and per-account limits
+    RATE_LIMIT_RPM: '100000000',
+    VIDEO_MAX_ACTIVE_TASKS: '100000000',
+    ...extraEnv,
+  };
+  const { accountId, key } = await createAccount(database.db, {
+    email: `bench-${prefix}@example.test`,
+    initialCreditMicroUsd: usdToMicro(10_000_000),
+  });
+  // BENCH_CPU_PROF_DIR=<dir>: every process writes a V8 CPU profile there when it exits
+  const profDir = process.env.BENCH_CPU_PROF_DIR;
+  const group = processGroup(env, { nodeArgs: profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [] });
+  return {
+    databaseUrl: db.url,
+    redisUrl,
+    prefix,
+    database,
+    redis,
+    group,
+    env,
+    key: key.key,
+    accountId,
+    keyId: key.id,
+    close: async () => {
+      await group.stopAll();
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 5000);
+        cursor = next;
+        if (keys.length) await redis.del(...keys);
+      } while (cursor !== '0');
+      redis.disconnect();
+      await database.close();
+      await db.drop();
+    },
+  };
+}
+
+export const VIDEO_BODY = JSON.stringify({
+  model: 'wan2.6-i2v-flash-5s-720p',
+  prompt: 'a paper boat drifts down a rainy street',
+  metadata: { input: { img_url: 'https://example.com/boat.png' } },
+});

@@ -1,0 +1,44 @@
+import type { Pool } from 'pg';
+
+/**
+ * What every drill asserts afterwards: no task left pending or processing, no task charged twice
+ * or refunded twice, a refund only for a failed task, no upstream task submitted twice, and
+ * balance = sum(ledger) for every account. Returns the outcome counts for the report.
+ */
+export async function checkNothingLost(pool: Pool, simSubmitted: number) {
+  const { rows: byStatus } = await pool.query(`select status, count(*)::int as n from tasks group by status`);
+  const counts = Object.fromEntries(byStatus.map((r) => [r.status, r.n])) as Record<string, number>;
+  const { rows: failedCodes } = await pool.query(
+    `select error_code, count(*)::int as n from tasks where status = 'failed' group by error_code`,
+  );
+  const { rows: doubleCharges } = await pool.query(
+    `select ref from ledger_entries where kind = 'charge' group by ref having count(*) > 1`,
+  );
+  const { rows: doubleRefunds } = await pool.query(
+    `select ref from ledger_entries where kind = 'refund' group by ref having count(*) > 1`,
+  );
+  const { rows: wrongRefunds } = await pool.query(
+    `select l.ref from ledger_entries l join tasks t on t.id = l.ref where l.kind = 'refund' and t.status <> 'failed'`,
+  );
+  const { rows: uncharged } = await pool.query(
+    `select t.id from tasks t left join ledger_entries l on l.ref = t.id and l.kind = 'charge' where l.id is null and t.price_micro_usd > 0`,
+  );
+  const { rows: books } = await pool.query(`
+    select a.id from accounts a left join ledger_entries l on l.account_id = a.id
+    group by a.id having a.balance_micro_usd <> coalesce(sum(l.amount_micro_usd), 0)`);
+  const { rows: submitted } = await pool.query(
+    `select count(*)::int as n from tasks where upstream_task_id is not null`,
+  );
+  return {
+    counts,
+    failedCodes: Object.fromEntries(failedCodes.map((r) => [r.error_code, r.n])),
+    stuck: (counts.pending ?? 0) + (counts.processing ?? 0),
+    doubleCharges: doubleCharges.length,
+    doubleRefunds: doubleRefunds.length,
+    wrongRefunds: wrongRefunds.length,
+    uncharged: uncharged.length,
+    booksOff: books.length,
+    /** upstream submissions beyond one per task that holds an upstream id */
+    extraSubmissions: simSubmitted - submitted[0].n,
+  };
+}

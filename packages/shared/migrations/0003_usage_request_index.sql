@@ -1,0 +1,1 @@
+CREATE INDEX "usage_records_request_idx" ON "usage_records" USING btree ("request_id");

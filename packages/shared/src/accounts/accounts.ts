@@ -1,0 +1,148 @@
+import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
+import type { Db, DbOrTx } from '../db/client';
+import { accounts, apiKeys } from '../db/schema';
+import { creditAccount } from '../billing/ledger';
+import { newAccountId, newKeyId } from '../ids';
+import { API_KEY_PATTERN, displayPrefix, generateApiKey, hashApiKey } from './keys';
+
+export interface CreatedKey {
+  id: string;
+  key: string;
+  displayPrefix: string;
+}
+
+/** What a key may do; every field optional (no limit). */
+export interface KeyLimits {
+  quotaMicroUsd?: number | null;
+  expiresAt?: Date | null;
+  allowedModels?: string[] | null;
+  allowedIps?: string[] | null;
+}
+
+/** Creates a key for the account inside the caller's transaction; the plain key is returned once, never stored. */
+export async function createApiKey(
+  tx: DbOrTx,
+  accountId: string,
+  name: string,
+  limits: KeyLimits = {},
+): Promise<CreatedKey> {
+  const key = generateApiKey();
+  const id = newKeyId();
+  const prefix = displayPrefix(key);
+  await tx.insert(apiKeys).values({
+    id,
+    accountId,
+    name,
+    keyHash: hashApiKey(key),
+    displayPrefix: prefix,
+    quotaMicroUsd: limits.quotaMicroUsd ?? null,
+    expiresAt: limits.expiresAt ?? null,
+    allowedModels: limits.allowedModels ?? null,
+    allowedIps: limits.allowedIps ?? null,
+  });
+  return { id, key, displayPrefix: prefix };
+}
+
+/**
+ * Creates an account with a default key and, when `initialCreditMicroUsd` > 0, a grant ledger
+ * entry. Atomic. Throws when the e-mail is taken (unique violation, pg code 23505).
+ */
+export async function createAccount(
+  db: Db,
+  args: { email: string; initialCreditMicroUsd?: number; grantReason?: string; passwordHash?: string },
+): Promise<{ accountId: string; key: CreatedKey }> {
+  return db.transaction((tx) => insertAccount(tx, args));
+}
+
+/** createAccount's work inside the caller's transaction. */
+export async function insertAccount(
+  tx: DbOrTx,
+  args: { email: string; initialCreditMicroUsd?: number; grantReason?: string; passwordHash?: string },
+): Promise<{ accountId: string; key: CreatedKey }> {
+  const accountId = newAccountId();
+  await tx.insert(accounts).values({
+    id: accountId,
+    email: args.email.trim().toLowerCase(),
+    passwordHash: args.passwordHash ?? null,
+  });
+  await creditAccount(tx, {
+    accountId,
+    amountMicroUsd: args.initialCreditMicroUsd ?? 0,
+    kind: 'grant',
+    reason: args.grantReason ?? 'initial credit',
+  });
+  const key = await createApiKey(tx, accountId, 'default');
+  return { accountId, key };
+}
+
+export interface Principal {
+  accountId: string;
+  keyId: string;
+  /** public model ids the key may call; null = all */
+  allowedModels: string[] | null;
+  /** IPs / CIDR blocks the key may be used from; null = anywhere */
+  allowedIps: string[] | null;
+  /** the account's override of the per-key requests-per-minute limit; null = the default */
+  rpmLimit: number | null;
+  /** the account's override of its unfinished-video-task limit; null = the default */
+  maxActiveVideoTasks: number | null;
+  lastUsedAt: Date | null;
+}
+
+/**
+ * The key and account behind a presented key, in one query through the key-hash index; null
+ * when the key is malformed, unknown, disabled, deleted or expired, or its account disabled.
+ * Reads the database every time (no cache), so a key turned off anywhere stops working on every
+ * API replica at once.
+ */
+export async function authenticateApiKey(db: Db, presented: string): Promise<Principal | null> {
+  if (!API_KEY_PATTERN.test(presented)) return null;
+  const rows = await db
+    .select({
+      keyId: apiKeys.id,
+      accountId: apiKeys.accountId,
+      allowedModels: apiKeys.allowedModels,
+      allowedIps: apiKeys.allowedIps,
+      rpmLimit: accounts.rpmLimit,
+      maxActiveVideoTasks: accounts.maxActiveVideoTasks,
+      lastUsedAt: apiKeys.lastUsedAt,
+    })
+    .from(apiKeys)
+    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
+    .where(
+      and(
+        eq(apiKeys.keyHash, hashApiKey(presented)),
+        eq(apiKeys.status, 'active'),
+        eq(accounts.status, 'active'),
+        or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, sql`now()`)),
+      ),
+    )
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+/**
+ * Sets the key's last-used time, at most once a minute per key (the condition makes a recent
+ * key a no-op), so busy keys do not turn every request into a row write.
+ */
+export async function touchApiKey(db: DbOrTx, keyId: string): Promise<void> {
+  await db
+    .update(apiKeys)
+    .set({ lastUsedAt: sql`now()` })
+    .where(
+      and(
+        eq(apiKeys.id, keyId),
+        or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, sql`now() - interval '60 seconds'`)),
+      ),
+    );
+}
+
+/** Revokes a key for good. Idempotent. */
+export async function revokeApiKey(db: DbOrTx, keyId: string): Promise<void> {
+  await db.update(apiKeys).set({ status: 'revoked', revokedAt: new Date() }).where(eq(apiKeys.id, keyId));
+}
+
+export async function getAccount(db: DbOrTx, accountId: string) {
+  const rows = await db.select().from(accounts).where(eq(accounts.id, accountId)).limit(1);
+  return rows[0] ?? null;
+}

@@ -1,0 +1,3 @@
+export * from './ledger';
+export * from './statements';
+export * from './topups';

@@ -1,0 +1,194 @@
+import { createAccount, createToken, getAccount, getToken } from '../accounts';
+import type { Database } from '../db/client';
+import { InsufficientQuotaError, PermissionDeniedError } from '../errors';
+import { openTestDatabase } from '../testing/services';
+import { chargeForCall, findLedgerMismatches, refundCall } from './ledger';
+import { finishUsage, listLedger, listUsage } from './statements';
+import { recordTopUp, TopUpTooSmallError, UnknownAccountError } from './topups';
+
+let database: Database;
+beforeAll(async () => {
+  database = await openTestDatabase();
+});
+afterAll(() => database.close());
+afterEach(async () => {
+  expect(await findLedgerMismatches(database.db)).toEqual([]);
+});
+
+let n = 0;
+const account = (micro: number) =>
+  createAccount(database.db, { email: `q${++n}@example.test`, initialCreditMicroUsd: micro });
+const balance = async (id: string) => (await getAccount(database.db, id))!.balanceMicroUsd;
+const charge = (args: Parameters<typeof chargeForCall>[1]) =>
+  database.db.transaction((tx) => chargeForCall(tx, args));
+
+describe('key quota in the charge path', () => {
+  it('raises the key used amount, refuses past the quota, and gives quota back on refund', async () => {
+    const { accountId } = await account(10_000);
+    const { key } = await createToken(database.db, accountId, { name: 'capped', quotaMicroUsd: 500 });
+    await charge({ accountId, keyId: key.id, amountMicroUsd: 300, ref: 'k-1', model: 'm' });
+    expect((await getToken(database.db, accountId, key.id))!.usedMicroUsd).toBe(300);
+    await expect(
+      charge({ accountId, keyId: key.id, amountMicroUsd: 300, ref: 'k-2', model: 'm' }),
+    ).rejects.toBeInstanceOf(InsufficientQuotaError);
+    expect(await balance(accountId)).toBe(9_700);
+    await database.db.transaction((tx) => refundCall(tx, { accountId, amountMicroUsd: 100, ref: 'k-1' }));
+    expect((await getToken(database.db, accountId, key.id))!.usedMicroUsd).toBe(200);
+    await charge({ accountId, keyId: key.id, amountMicroUsd: 300, ref: 'k-3', model: 'm' });
+    expect((await getToken(database.db, accountId, key.id))!.usedMicroUsd).toBe(500);
+  });
+
+  it('lets exactly the quota through under concurrency', async () => {
+    const { accountId } = await account(1_000_000);
+    const { key } = await createToken(database.db, accountId, { name: 'race', quotaMicroUsd: 1_000 });
+    const results = await Promise.allSettled(
+      Array.from({ length: 25 }, (_, i) =>
+        charge({ accountId, keyId: key.id, amountMicroUsd: 100, ref: `kr-${i}` }),
+      ),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10);
+    expect(await balance(accountId)).toBe(999_000);
+  });
+
+  it('enforces the model allow-list and charges nothing when it refuses', async () => {
+    const { accountId } = await account(10_000);
+    const { key } = await createToken(database.db, accountId, { name: 'only-a', allowedModels: ['a'] });
+    await expect(
+      charge({ accountId, keyId: key.id, amountMicroUsd: 100, ref: 'm-1', model: 'b' }),
+    ).rejects.toBeInstanceOf(PermissionDeniedError);
+    expect(await balance(accountId)).toBe(10_000);
+    await charge({ accountId, keyId: key.id, amountMicroUsd: 100, ref: 'm-2', model: 'a' });
+    expect(await balance(accountId)).toBe(9_900);
+  });
+});
+
+describe('usage records', () => {
+  it('records a partial image batch: refund of the undelivered images, outcome partial', async () => {
+    const { accountId, key } = await account(10_000);
+    await charge({
+      accountId,
+      keyId: key.id,
+      amountMicroUsd: 4_000,
+      ref: 'img-1',
+      model: 'img',
+      units: 4,
+      requestId: 'req-1',
+    });
+    // 3 of 4 images delivered: the price of one comes back, once.
+    const refund = () =>
+      database.db.transaction((tx) =>
+        refundCall(tx, {
+          accountId,
+          amountMicroUsd: 1_000,
+          ref: 'img-1',
+          reason: '1 of 4 images not delivered',
+        }),
+      );
+    expect(await refund()).toBe(true);
+    expect(await refund()).toBe(false);
+    await finishUsage(database.db, { accountId, requestId: 'req-1', latencyMs: 1234, ok: true });
+    expect(await balance(accountId)).toBe(7_000);
+    const usage = await listUsage(database.db, accountId, { limit: 10 });
+    expect(usage.data).toEqual([
+      expect.objectContaining({
+        ref: 'img-1',
+        model: 'img',
+        units: 4,
+        costMicroUsd: 4_000,
+        refundedMicroUsd: 1_000,
+        outcome: 'partial',
+        latencyMs: 1234,
+        keyName: 'default',
+      }),
+    ]);
+    const ledger = await listLedger(database.db, accountId, { limit: 2 });
+    expect(ledger.data.map((e) => [e.kind, e.amountMicroUsd])).toEqual([
+      ['refund', 1_000],
+      ['charge', -4_000],
+    ]);
+    expect(ledger.hasMore).toBe(true);
+    const older = await listLedger(database.db, accountId, { limit: 2, before: Number(ledger.nextCursor) });
+    expect(older.data.map((e) => e.kind)).toEqual(['grant']);
+    expect(older.hasMore).toBe(false);
+  });
+
+  it('marks a fully delivered call succeeded and a fully refunded one failed', async () => {
+    const { accountId } = await account(10_000);
+    await charge({ accountId, amountMicroUsd: 100, ref: 'ok-1', requestId: 'r-ok' });
+    await charge({ accountId, amountMicroUsd: 100, ref: 'bad-1', requestId: 'r-bad' });
+    await database.db.transaction((tx) => refundCall(tx, { accountId, amountMicroUsd: 100, ref: 'bad-1' }));
+    await finishUsage(database.db, { accountId, requestId: 'r-ok', latencyMs: 5, ok: true });
+    await finishUsage(database.db, { accountId, requestId: 'r-bad', latencyMs: 5, ok: false });
+    const { data } = await listUsage(database.db, accountId, { limit: 10 });
+    expect(Object.fromEntries(data.map((u) => [u.ref, u.outcome]))).toEqual({
+      'ok-1': 'succeeded',
+      'bad-1': 'failed',
+    });
+  });
+});
+
+describe('top-ups', () => {
+  const policy = { minMicroUsd: 7_000_000, bonusThresholdMicroUsd: 100_000_000, bonusPercent: 10 };
+
+  it('credits once per reference, with a separate bonus entry at the threshold', async () => {
+    const { accountId } = await account(0);
+    const first = await recordTopUp(
+      database.db,
+      { accountId, provider: 'bank_transfer', reference: 'T-1', amountMicroUsd: 100_000_000 },
+      policy,
+    );
+    expect(first).toMatchObject({ credited: true, bonusMicroUsd: 10_000_000 });
+    const again = await recordTopUp(
+      database.db,
+      { accountId, provider: 'bank_transfer', reference: 'T-1', amountMicroUsd: 100_000_000 },
+      policy,
+    );
+    expect(again).toMatchObject({ credited: false, paymentId: first.paymentId });
+    await recordTopUp(
+      database.db,
+      { accountId, provider: 'bank_transfer', reference: 'T-2', amountMicroUsd: 7_000_000 },
+      policy,
+    );
+    expect(await balance(accountId)).toBe(117_000_000);
+    const { data } = await listLedger(database.db, accountId, { limit: 10 });
+    expect(data.map((e) => [e.kind, e.amountMicroUsd])).toEqual([
+      ['topup', 7_000_000],
+      ['bonus', 10_000_000],
+      ['topup', 100_000_000],
+    ]);
+  });
+
+  it('credits a reference once even when notified concurrently', async () => {
+    const { accountId } = await account(0);
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        recordTopUp(
+          database.db,
+          { accountId, provider: 'qr', reference: 'P-1', amountMicroUsd: 8_000_000 },
+          policy,
+        ),
+      ),
+    );
+    expect(results.filter((r) => r.credited)).toHaveLength(1);
+    expect(await balance(accountId)).toBe(8_000_000);
+  });
+
+  it('refuses a top-up under the minimum and an unknown account', async () => {
+    const { accountId } = await account(0);
+    await expect(
+      recordTopUp(
+        database.db,
+        { accountId, provider: 'qr', reference: 'S', amountMicroUsd: 6_999_999 },
+        policy,
+      ),
+    ).rejects.toBeInstanceOf(TopUpTooSmallError);
+    await expect(
+      recordTopUp(
+        database.db,
+        { accountId: 'acct_nope', provider: 'qr', reference: 'S', amountMicroUsd: 7_000_000 },
+        policy,
+      ),
+    ).rejects.toBeInstanceOf(UnknownAccountError);
+    expect(await balance(accountId)).toBe(0);
+  });
+});

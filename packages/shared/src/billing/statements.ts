@@ -1,0 +1,96 @@
+import { and, desc, eq, lt, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../db/client';
+import { apiKeys, ledgerEntries, tasks, usageRecords } from '../db/schema';
+
+/** A page of rows, newest first, and the cursor of the next (older) page. */
+export interface Page<T> {
+  data: T[];
+  hasMore: boolean;
+  /** pass as `before` to get the next page; null on the last page */
+  nextCursor: string | null;
+}
+
+function toPage<T extends { id: number }>(rows: T[], limit: number): Page<T> {
+  const hasMore = rows.length > limit;
+  const data = hasMore ? rows.slice(0, limit) : rows;
+  return { data, hasMore, nextCursor: hasMore ? String(data[data.length - 1]!.id) : null };
+}
+
+/** The account's ledger, newest first, keyset-paged by entry id (`before` = a previous nextCursor). */
+export async function listLedger(db: DbOrTx, accountId: string, opts: { limit: number; before?: number }) {
+  const rows = await db
+    .select({
+      id: ledgerEntries.id,
+      kind: ledgerEntries.kind,
+      amountMicroUsd: ledgerEntries.amountMicroUsd,
+      ref: ledgerEntries.ref,
+      reason: ledgerEntries.reason,
+      createdAt: ledgerEntries.createdAt,
+    })
+    .from(ledgerEntries)
+    .where(
+      and(
+        eq(ledgerEntries.accountId, accountId),
+        opts.before !== undefined ? lt(ledgerEntries.id, opts.before) : undefined,
+      ),
+    )
+    .orderBy(desc(ledgerEntries.id))
+    .limit(opts.limit + 1);
+  return toPage(rows, opts.limit);
+}
+
+/**
+ * The account's billed calls, newest first, keyset-paged by record id. A video task's outcome
+ * is its task's status (pending, processing, succeeded, failed); an image call's is `succeeded`,
+ * `partial` (some images refunded) or `failed` (all refunded).
+ */
+export async function listUsage(db: DbOrTx, accountId: string, opts: { limit: number; before?: number }) {
+  const rows = await db
+    .select({
+      id: usageRecords.id,
+      ref: usageRecords.ref,
+      apiKeyId: usageRecords.apiKeyId,
+      keyName: apiKeys.name,
+      keyPrefix: apiKeys.displayPrefix,
+      model: usageRecords.model,
+      units: usageRecords.units,
+      costMicroUsd: usageRecords.costMicroUsd,
+      refundedMicroUsd: usageRecords.refundedMicroUsd,
+      outcome: sql<string>`coalesce(${tasks.status}, ${usageRecords.outcome})`,
+      latencyMs: usageRecords.latencyMs,
+      createdAt: usageRecords.createdAt,
+    })
+    .from(usageRecords)
+    .leftJoin(apiKeys, eq(apiKeys.id, usageRecords.apiKeyId))
+    .leftJoin(tasks, eq(tasks.id, usageRecords.ref))
+    .where(
+      and(
+        eq(usageRecords.accountId, accountId),
+        opts.before !== undefined ? lt(usageRecords.id, opts.before) : undefined,
+      ),
+    )
+    .orderBy(desc(usageRecords.id))
+    .limit(opts.limit + 1);
+  return toPage(rows, opts.limit);
+}
+
+/**
+ * Records how the HTTP answer of a billed call went: its latency, and `succeeded` for a call
+ * still marked `accepted` that was answered with a 2xx (refunds have already marked partial or
+ * failed calls). Only the usage records of that request and account are touched; safe to call
+ * for a request that billed nothing.
+ */
+export async function finishUsage(
+  db: DbOrTx,
+  args: { accountId: string; requestId: string; latencyMs: number; ok: boolean },
+): Promise<void> {
+  await db
+    .update(usageRecords)
+    .set({
+      latencyMs: Math.max(0, Math.min(Math.round(args.latencyMs), 2_147_483_647)),
+      outcome: args.ok
+        ? sql`case when ${usageRecords.outcome} = 'accepted' then 'succeeded' else ${usageRecords.outcome} end`
+        : sql`${usageRecords.outcome}`,
+    })
+    .where(and(eq(usageRecords.requestId, args.requestId), eq(usageRecords.accountId, args.accountId)));
+}

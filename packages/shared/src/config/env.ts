@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { ConfigError } from '../errors';
+
+/** Variables every process reads. Apps extend this with their own. */
+export const baseEnvSchema = z.object({
+  DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/mediagate'),
+  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * Prefix of every BullMQ key. The braces make it a Redis Cluster hash tag, so all keys of the
+   * gateway's queues live in one slot.
+   */
+  QUEUE_PREFIX: z.string().min(1).default('{mediagate}'),
+});
+
+export const intFromEnv = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+export const boolFromEnv = (def: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .default(def ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+/**
+ * Parses `env` with `schema`. Throws ConfigError naming every wrong or missing variable, so a
+ * process refuses to start with a message the operator can act on.
+ */
+export function loadConfig<S extends z.ZodType>(
+  schema: S,
+  env: NodeJS.ProcessEnv = process.env,
+): z.output<S> {
+  const parsed = schema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
+  throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+}

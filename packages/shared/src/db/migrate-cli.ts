@@ -1,0 +1,21 @@
+import { baseEnvSchema, loadConfig } from '../config/env';
+import { createDatabase } from './client';
+import { runMigrations } from './migrate';
+import { ensureDatabaseExists } from './ensure-database';
+
+async function main(): Promise<void> {
+  const config = loadConfig(baseEnvSchema);
+  await ensureDatabaseExists(config.DATABASE_URL);
+  const database = createDatabase(config.DATABASE_URL, { max: 1 });
+  try {
+    await runMigrations(database.pool);
+    process.stderr.write('migrations applied\n');
+  } finally {
+    await database.close();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`migration failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

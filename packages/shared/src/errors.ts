@@ -1,0 +1,107 @@
+/**
+ * The one error type that reaches HTTP clients. Its code decides the HTTP status and the OpenAI
+ * error `type`; the error middleware turns it into `{"error": {message, type, code, param}}`.
+ */
+export const ERROR_CODES = {
+  invalid_request: { status: 400, type: 'invalid_request_error' },
+  invalid_api_key: { status: 401, type: 'authentication_error' },
+  invalid_session: { status: 401, type: 'authentication_error' },
+  invalid_credentials: { status: 401, type: 'authentication_error' },
+  invalid_signature: { status: 401, type: 'authentication_error' },
+  insufficient_quota: { status: 402, type: 'insufficient_quota' },
+  permission_denied: { status: 403, type: 'permission_error' },
+  model_not_found: { status: 404, type: 'not_found_error' },
+  not_found: { status: 404, type: 'not_found_error' },
+  method_not_allowed: { status: 405, type: 'invalid_request_error' },
+  conflict: { status: 409, type: 'invalid_request_error' },
+  request_too_large: { status: 413, type: 'invalid_request_error' },
+  unsupported_media_type: { status: 415, type: 'invalid_request_error' },
+  rate_limit_exceeded: { status: 429, type: 'rate_limit_error' },
+  server_error: { status: 500, type: 'server_error' },
+  service_unavailable: { status: 503, type: 'server_error' },
+} as const satisfies Record<string, { status: number; type: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly type: string;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly param?: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = ERROR_CODES[code].status;
+    this.type = ERROR_CODES[code].type;
+  }
+
+  toBody(): { error: { message: string; type: string; code: string; param: string | null } } {
+    return { error: { message: this.message, type: this.type, code: this.code, param: this.param ?? null } };
+  }
+}
+
+/** An upstream vendor call that did not produce a usable answer. `retryable` says whether trying again may help. */
+export class UpstreamError extends Error {
+  constructor(
+    message: string,
+    readonly details: {
+      vendor: string;
+      /** the channel that answered (or failed to) */
+      channel?: string;
+      status?: number;
+      code?: string;
+      /** the request field the vendor blamed, when it said */
+      param?: string;
+      retryable: boolean;
+      /** true when the request certainly did not create anything upstream (no response body was accepted) */
+      notCreated?: boolean;
+      retryAfterMs?: number;
+    },
+  ) {
+    super(message);
+    this.name = 'UpstreamError';
+  }
+  get retryable(): boolean {
+    return this.details.retryable;
+  }
+}
+
+/** The account's balance (or the key's quota) does not cover the price of the call. */
+export class InsufficientQuotaError extends Error {
+  constructor(message = 'Your balance is too low for this request. Top up your account to continue.') {
+    super(message);
+    this.name = 'InsufficientQuotaError';
+  }
+}
+
+/** The key may not be used for this call (a model outside its allow-list, a caller outside its IP list). */
+export class PermissionDeniedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PermissionDeniedError';
+  }
+}
+
+/** The account already has as many unfinished video tasks as it may; `retryAfterSeconds` is a hint. */
+export class ConcurrencyLimitError extends Error {
+  constructor(
+    readonly limit: number,
+    readonly retryAfterSeconds = 10,
+  ) {
+    super(
+      `Your account already has ${limit} unfinished video task${limit === 1 ? '' : 's'}, its limit. Wait for one to finish and retry.`,
+    );
+    this.name = 'ConcurrencyLimitError';
+  }
+}
+
+/** Configuration is missing or wrong; the message names every offending variable. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}

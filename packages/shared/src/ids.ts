@@ -1,0 +1,42 @@
+import { randomBytes } from 'node:crypto';
+import { monotonicFactory } from 'ulid';
+
+// Monotonic: ids made by one process in the same millisecond still sort in creation order.
+const ulid = monotonicFactory();
+
+/** Task ids are `task_` + a ULID: unique and sortable by creation time, so lists page by key. */
+export function newTaskId(): string {
+  return `task_${ulid()}`;
+}
+
+/** Image calls are `img_` + a ULID: the ledger ref of the call's charge and of its refund. */
+export function newImageCallId(): string {
+  return `img_${ulid()}`;
+}
+
+export function newAccountId(): string {
+  return `acct_${ulid()}`;
+}
+
+export function newKeyId(): string {
+  return `key_${ulid()}`;
+}
+
+export function newSessionId(): string {
+  return `sess_${ulid()}`;
+}
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** `length` characters drawn uniformly from base62 (rejection sampling, no modulo bias). */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && out.length < length) out += BASE62[byte % 62];
+    }
+  }
+  return out;
+}
+
+export const TASK_ID_PATTERN = /^task_[0-9A-HJKMNP-TV-Z]{26}$/;

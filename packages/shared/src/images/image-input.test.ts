@@ -1,0 +1,100 @@
+import { ApiError } from '../errors';
+import { IMAGE_MODELS } from '../catalog/image-models';
+import { checkImageRef, probeImageSize, sniffImageType, uploadToDataUrl } from './image-input';
+
+const png = (w: number, h: number) => {
+  const b = Buffer.alloc(33);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(b, 0);
+  b.writeUInt32BE(13, 8);
+  b.write('IHDR', 12, 'latin1');
+  b.writeUInt32BE(w, 16);
+  b.writeUInt32BE(h, 20);
+  return b;
+};
+const jpeg = (w: number, h: number) =>
+  Buffer.from([
+    0xff,
+    0xd8,
+    0xff,
+    0xe0,
+    0x00,
+    0x04,
+    0x00,
+    0x00,
+    0xff,
+    0xc0,
+    0x00,
+    0x11,
+    0x08,
+    h >> 8,
+    h & 255,
+    w >> 8,
+    w & 255,
+    3,
+    0,
+    0,
+    0,
+    0,
+  ]);
+const webp = (w: number, h: number) => {
+  const b = Buffer.alloc(30);
+  b.write('RIFF', 0, 'latin1');
+  b.write('WEBPVP8X', 8, 'latin1');
+  b.writeUIntLE(w - 1, 24, 3);
+  b.writeUIntLE(h - 1, 27, 3);
+  return b;
+};
+const edit = IMAGE_MODELS.find((m) => m.id === 'qwen-image-edit')!.input;
+const dataUrl = (b: Buffer, type = 'image/png') => `data:${type};base64,${b.toString('base64')}`;
+const code = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (err) {
+    return err instanceof ApiError ? `${err.code}:${err.param}:${err.message}` : String(err);
+  }
+  return 'ok';
+};
+
+describe('image inputs', () => {
+  it('recognizes formats and reads their size from the header', () => {
+    expect(probeImageSize(png(640, 480), sniffImageType(png(640, 480))!)).toEqual({
+      width: 640,
+      height: 480,
+    });
+    expect(sniffImageType(jpeg(1, 1))).toBe('jpeg');
+    expect(probeImageSize(jpeg(800, 600), 'jpeg')).toEqual({ width: 800, height: 600 });
+    expect(probeImageSize(webp(1000, 500), sniffImageType(webp(1000, 500))!)).toEqual({
+      width: 1000,
+      height: 500,
+    });
+    expect(sniffImageType(Buffer.from('%PDF-1.7 hello world, this is not an image'))).toBeUndefined();
+  });
+
+  it('accepts http(s) URLs and image data URLs within the rules', () => {
+    expect(checkImageRef('https://example.com/a.png', edit, 'image')).toBe('https://example.com/a.png');
+    expect(code(() => checkImageRef(dataUrl(png(1024, 768)), edit, 'image'))).toBe('ok');
+    expect(code(() => checkImageRef(dataUrl(jpeg(500, 500), 'image/jpg'), edit, 'image'))).toBe('ok');
+  });
+
+  it.each([
+    ['ftp://example.com/a.png', /image\[1\] must be an http\(s\) URL/],
+    ['not a url', /must be an http\(s\) URL/],
+    [dataUrl(Buffer.from('plain text, not an image at all..')), /is not a JPEG, PNG, WebP or BMP image/],
+    [dataUrl(png(100, 500)), /100x500: each side must be at least 384 px/],
+    [dataUrl(png(4000, 3000)), /each side must be at most 3072 px/],
+    [dataUrl(png(500, 500), 'image/jpeg'), /says image\/jpeg but holds image\/png/],
+    ['data:image/png;base64,@@@', /not valid base64/],
+  ])('refuses %s with a 400 naming the field', (ref, message) => {
+    expect(code(() => checkImageRef(ref, edit, 'image[1]'))).toMatch(/^invalid_request:image\[1\]:/);
+    expect(code(() => checkImageRef(ref, edit, 'image[1]'))).toMatch(message);
+  });
+
+  it('turns an uploaded image into a data URL and refuses anything else', () => {
+    expect(uploadToDataUrl(png(512, 512), edit, 'image')).toBe(dataUrl(png(512, 512)));
+    expect(code(() => uploadToDataUrl(Buffer.from('hello'), edit, 'image[0]'))).toMatch(
+      /image\[0\] is not a JPEG/,
+    );
+    const big = Buffer.concat([png(512, 512), Buffer.alloc(10 * 1024 * 1024)]);
+    expect(code(() => uploadToDataUrl(big, edit, 'image'))).toMatch(/the limit is 10485760 bytes/);
+  });
+});

@@ -1,0 +1,258 @@
+import type { Logger } from 'pino';
+import type { Agent } from 'undici';
+import { chargeForCall, refundCall } from '../billing/ledger';
+import type { Db } from '../db/client';
+import { ApiError, UpstreamError } from '../errors';
+import { requestBytes } from '../http/json-client';
+import { newImageCallId } from '../ids';
+import { type ArkImageRequest, ArkImagesClient } from '../upstream/ark-images';
+import type { ChannelPool } from '../upstream/channel-pool';
+import { DashScopeImageEditClient } from '../upstream/dashscope-image-edit';
+import type { ImageJob } from './image-request';
+import { apiErrorFromUpstream, publicItemFailure } from './upstream-errors';
+
+/** One image in the OpenAI response shape. */
+export type ImageDatum = { url: string } | { b64_json: string };
+
+/**
+ * The answer of POST /v1/images/generations and /v1/images/edits: OpenAI's `{created, data, usage}`
+ * plus `requested` and `delivered` (and `errors` for the undelivered ones), which the official
+ * client keeps as extra fields.
+ */
+export interface ImagesResponse {
+  created: number;
+  data: ImageDatum[];
+  requested: number;
+  delivered: number;
+  errors?: Array<{ code: string; message: string }>;
+  usage: { generated_images: number; output_tokens?: number; total_tokens?: number };
+}
+
+interface Outcome {
+  images: ImageDatum[];
+  failures: Array<{ code: string; message: string }>;
+  usage: { output_tokens?: number; total_tokens?: number };
+}
+
+export interface ImageServiceDeps {
+  db: Db;
+  channels: ChannelPool;
+  ark: ArkImagesClient;
+  edit: DashScopeImageEditClient;
+  /** agent and size limit for fetching a vendor-hosted result when the client wants base64 */
+  agent: Agent;
+  maxResponseBytes: number;
+}
+
+interface Caller {
+  accountId: string;
+  /** the key making the call: its quota and model allow-list apply, and the usage record names it */
+  keyId: string;
+  requestId: string;
+  log: Logger;
+}
+
+const unix = () => Math.floor(Date.now() / 1000);
+
+/**
+ * Runs image requests: charges n × the model's price before calling the vendor, calls it through the
+ * channel pool with fail-over, refunds every image not delivered, and answers in the OpenAI shape.
+ */
+export class ImageService {
+  constructor(private readonly deps: ImageServiceDeps) {}
+
+  /**
+   * Runs a checked job for the account. Throws InsufficientQuotaError or PermissionDeniedError
+   * (nothing charged, nothing called) when the balance or the key's quota does not cover n images or
+   * the key may not use the model, and ApiError (everything refunded) when no image came back.
+   * Refunds are idempotent per call id; a refund that cannot be written is logged, not hidden.
+   */
+  async generate(job: ImageJob, caller: Caller): Promise<ImagesResponse> {
+    const callId = newImageCallId();
+    const unitPrice = job.model.priceMicroUsd;
+    const log = caller.log.child({ imageCall: callId, model: job.model.id });
+    await this.deps.db.transaction((tx) =>
+      chargeForCall(tx, {
+        accountId: caller.accountId,
+        keyId: caller.keyId,
+        model: job.model.id,
+        units: job.n,
+        requestId: caller.requestId,
+        amountMicroUsd: unitPrice * job.n,
+        ref: callId,
+      }),
+    );
+    let outcome: Outcome;
+    try {
+      outcome = await this.run(job, caller);
+    } catch (err) {
+      await this.refund(caller.accountId, callId, unitPrice * job.n, 'upstream call failed', log);
+      if (err instanceof UpstreamError) throw apiErrorFromUpstream(err, log, caller.requestId);
+      throw err;
+    }
+    const delivered = outcome.images.slice(0, job.n);
+    const missing = job.n - delivered.length;
+    if (missing > 0) {
+      await this.refund(
+        caller.accountId,
+        callId,
+        unitPrice * missing,
+        `${missing} of ${job.n} images not delivered`,
+        log,
+      );
+    }
+    log.info({ requested: job.n, delivered: delivered.length }, 'images generated');
+    if (delivered.length === 0) {
+      const first = outcome.failures[0];
+      throw new ApiError(
+        'invalid_request',
+        first?.message ?? 'The upstream model made no image for this request.',
+      );
+    }
+    return {
+      created: unix(),
+      data: delivered,
+      requested: job.n,
+      delivered: delivered.length,
+      ...(outcome.failures.length > 0 && missing > 0 ? { errors: outcome.failures.slice(0, missing) } : {}),
+      usage: { generated_images: delivered.length, ...outcome.usage },
+    };
+  }
+
+  private async refund(accountId: string, callId: string, amount: number, reason: string, log: Logger) {
+    try {
+      await this.deps.db.transaction((tx) =>
+        refundCall(tx, { accountId, amountMicroUsd: amount, ref: callId, reason }),
+      );
+    } catch (err) {
+      log.error(
+        { err, accountId, amountMicroUsd: amount },
+        'REFUND FAILED for undelivered images; settle by hand',
+      );
+    }
+  }
+
+  private run(job: ImageJob, caller: Caller): Promise<Outcome> {
+    if (job.model.upstreamApi === 'ark-images' && job.model.batch.mode === 'sequential') {
+      return this.arkBatch(job);
+    }
+    return this.parallel(job, caller);
+  }
+
+  private arkBody(job: ImageJob): ArkImageRequest {
+    const { images } = job;
+    return {
+      model: job.model.upstreamModel,
+      prompt: job.prompt,
+      response_format: job.responseFormat,
+      ...(images.length > 0 ? { image: images.length === 1 ? images[0] : images } : {}),
+      ...(job.size ? { size: job.size } : {}),
+      ...job.params,
+    };
+  }
+
+  /** Batch mode 'sequential' (Ark): one call; n > 1 is group generation with `max_images: n` (the vendor may make fewer). */
+  private async arkBatch(job: ImageJob): Promise<Outcome> {
+    const body = this.arkBody(job);
+    if (job.n > 1 || job.sequential === 'auto') {
+      body.sequential_image_generation = 'auto';
+      body.sequential_image_generation_options = { max_images: job.n };
+    } else if (job.sequential === 'disabled') {
+      body.sequential_image_generation = 'disabled';
+    }
+    const result = await this.deps.channels.call('ark', (ch) => this.deps.ark.generate(ch, body));
+    const outcome: Outcome = {
+      images: [],
+      failures: [],
+      usage: { output_tokens: result.usage.output_tokens, total_tokens: result.usage.total_tokens },
+    };
+    for (const item of result.items) {
+      if (!item.ok) outcome.failures.push({ code: item.code, message: item.message });
+      else outcome.images.push(item.b64_json ? { b64_json: item.b64_json } : { url: item.url! });
+    }
+    return outcome;
+  }
+
+  /** Batch mode 'parallel': one image per call, n calls at once; each call fails over on its own. */
+  private async parallel(job: ImageJob, caller: Caller): Promise<Outcome> {
+    const settled = await Promise.allSettled(Array.from({ length: job.n }, () => this.one(job)));
+    const outcome: Outcome = { images: [], failures: [], usage: {} };
+    const errors: UpstreamError[] = [];
+    for (const s of settled) {
+      if (s.status === 'fulfilled') {
+        outcome.images.push(s.value);
+        continue;
+      }
+      if (!(s.reason instanceof UpstreamError)) throw s.reason;
+      errors.push(s.reason);
+      outcome.failures.push(publicItemFailure(s.reason, caller.log, caller.requestId));
+    }
+    if (outcome.images.length === 0) {
+      // Nothing came back: report the failure a client can act on (its own 400) before any other.
+      throw errors.find((e) => e.details.status === 400) ?? errors[0]!;
+    }
+    return outcome;
+  }
+
+  private async one(job: ImageJob): Promise<ImageDatum> {
+    const { model } = job;
+    if (model.upstreamApi === 'ark-images') {
+      const result = await this.deps.channels.call('ark', (ch) =>
+        this.deps.ark.generate(ch, this.arkBody(job)),
+      );
+      const item = result.items[0];
+      if (!item?.ok) {
+        throw new UpstreamError(item?.message ?? 'ark answered without an image', {
+          vendor: 'ark',
+          status: 400,
+          code: item?.code ?? 'upstream_item_failed',
+          retryable: false,
+        });
+      }
+      return item.b64_json ? { b64_json: item.b64_json } : { url: item.url! };
+    }
+    const { url } = await this.deps.channels.call('dashscope', (ch) =>
+      this.deps.edit.edit(ch, {
+        model: model.upstreamModel,
+        images: job.images,
+        prompt: job.prompt,
+        parameters: job.params,
+      }),
+    );
+    if (job.responseFormat === 'url') return { url };
+    return { b64_json: (await this.download(url)).toString('base64') };
+  }
+
+  /** The vendor hosts the edited image only by URL: fetch it for b64_json, within the size limit. */
+  private async download(url: string): Promise<Buffer> {
+    try {
+      const res = await requestBytes(this.deps.agent, url, { maxBytes: this.deps.maxResponseBytes });
+      if (res.status !== 200) throw new Error(`answered ${res.status}`);
+      return res.body;
+    } catch (err) {
+      throw new UpstreamError(`could not fetch the edited image: ${(err as Error).message}`, {
+        vendor: 'dashscope',
+        code: 'download_failed',
+        retryable: true,
+      });
+    }
+  }
+}
+
+/**
+ * The image service of a process, with its vendor clients on `agent` (whose timeouts bound every
+ * upstream call) and `maxResponseBytes` as the largest upstream answer read.
+ */
+export function createImageService(opts: {
+  db: Db;
+  channels: ChannelPool;
+  agent: Agent;
+  maxResponseBytes: number;
+}): ImageService {
+  const limits = { maxResponseBytes: opts.maxResponseBytes };
+  return new ImageService({
+    ...opts,
+    ark: new ArkImagesClient(opts.agent, limits),
+    edit: new DashScopeImageEditClient(opts.agent, limits),
+  });
+}

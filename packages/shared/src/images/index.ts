@@ -1,0 +1,4 @@
+export * from './image-input';
+export * from './image-request';
+export * from './image-service';
+export * from './upstream-errors';

@@ -1,0 +1,26 @@
+import pino, { type Logger } from 'pino';
+
+export type { Logger };
+
+/** Secrets that must never reach a log line, wherever they appear in a logged object. */
+const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  'authorization',
+  'apiKey',
+  'key',
+  'password',
+  '*.apiKey',
+  '*.password',
+];
+
+/** A pino logger for one process; `service` names the process (api, worker:video, ...). */
+export function createLogger(opts: { service: string; level?: string }): Logger {
+  return pino({
+    level: opts.level ?? 'info',
+    base: { service: opts.service },
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  });
+}

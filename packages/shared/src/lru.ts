@@ -1,0 +1,43 @@
+/**
+ * A bounded map with least-recently-used eviction and an optional time to live per entry.
+ * In-process only: each replica keeps its own.
+ */
+export class LruCache<K, V> {
+  private readonly map = new Map<K, { value: V; expiresAt: number }>();
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly ttlMs = Number.POSITIVE_INFINITY,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get(key: K): V | undefined {
+    const entry = this.map.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= this.now()) {
+      this.map.delete(key);
+      return undefined;
+    }
+    // refresh recency
+    this.map.delete(key);
+    this.map.set(key, entry);
+    return entry.value;
+  }
+
+  set(key: K, value: V): void {
+    this.map.delete(key);
+    this.map.set(key, { value, expiresAt: this.now() + this.ttlMs });
+    if (this.map.size > this.maxEntries) {
+      const oldest = this.map.keys().next();
+      if (!oldest.done) this.map.delete(oldest.value);
+    }
+  }
+
+  delete(key: K): void {
+    this.map.delete(key);
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+}

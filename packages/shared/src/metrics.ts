@@ -1,0 +1,115 @@
+import type { Queue } from 'bullmq';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const TASK_BUCKETS = [0.1, 0.5, 1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600];
+
+/** Bounded label values: anything outside `allowed` is reported as `other`. */
+export function boundedLabel(value: string | undefined, allowed: ReadonlySet<string>): string {
+  return value && allowed.has(value) ? value : 'other';
+}
+
+/**
+ * The Prometheus metrics of one process, on its own registry (no global state, so tests can
+ * build several). Names and labels follow Prometheus conventions; every label takes a bounded set
+ * of values (routes are Express patterns, codes are vendor codes or `other`).
+ */
+export function createMetrics(opts: { service: string; defaultMetrics?: boolean }) {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service: opts.service });
+  if (opts.defaultMetrics ?? true)
+    collectDefaultMetrics({ register: registry, prefix: 'mediagate_process_' });
+  const registers = [registry];
+  const queues: Queue[] = [];
+
+  const metrics = {
+    registry,
+    httpRequestDuration: new Histogram({
+      name: 'mediagate_http_request_duration_seconds',
+      help: 'HTTP request duration by route pattern and status code',
+      labelNames: ['method', 'route', 'status_code'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    taskTransitions: new Counter({
+      name: 'mediagate_video_task_transitions_total',
+      help: 'Video task state transitions by model and new status',
+      labelNames: ['model', 'status'] as const,
+      registers,
+    }),
+    taskPickupSeconds: new Histogram({
+      name: 'mediagate_video_task_pickup_seconds',
+      help: 'Time from task creation to a worker starting it',
+      labelNames: ['model'] as const,
+      buckets: TASK_BUCKETS,
+      registers,
+    }),
+    taskCompletionSeconds: new Histogram({
+      name: 'mediagate_video_task_completion_seconds',
+      help: 'Time from task creation to its terminal state',
+      labelNames: ['model', 'status'] as const,
+      buckets: TASK_BUCKETS,
+      registers,
+    }),
+    upstreamDuration: new Histogram({
+      name: 'mediagate_upstream_request_duration_seconds',
+      help: 'Upstream vendor call latency by vendor, channel, operation and outcome',
+      labelNames: ['vendor', 'channel', 'operation', 'outcome'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    upstreamErrors: new Counter({
+      name: 'mediagate_upstream_errors_total',
+      help: 'Upstream vendor call errors by vendor, channel and code',
+      labelNames: ['vendor', 'channel', 'code'] as const,
+      registers,
+    }),
+    callbackAttempts: new Counter({
+      name: 'mediagate_callback_attempts_total',
+      help: 'Webhook delivery attempts by outcome (delivered, retry, failed, gone)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    callbackAttemptDuration: new Histogram({
+      name: 'mediagate_callback_attempt_duration_seconds',
+      help: 'Webhook delivery attempt latency',
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    billingMicroUsd: new Counter({
+      name: 'mediagate_billing_micro_usd_total',
+      help: 'Money charged and refunded, in micro-USD',
+      labelNames: ['kind'] as const,
+      registers,
+    }),
+    billingOperations: new Counter({
+      name: 'mediagate_billing_operations_total',
+      help: 'Charges and refunds applied',
+      labelNames: ['kind'] as const,
+      registers,
+    }),
+    queueJobs: new Gauge({
+      name: 'mediagate_queue_jobs',
+      help: 'Jobs per queue and state, read from Redis at scrape time',
+      labelNames: ['queue', 'state'] as const,
+      registers,
+      async collect() {
+        this.reset();
+        for (const q of queues) {
+          const counts = await q
+            .getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized', 'paused')
+            .catch(() => null);
+          if (!counts) continue;
+          for (const [state, n] of Object.entries(counts)) this.set({ queue: q.name, state }, n);
+        }
+      },
+    }),
+    /** Report the depth of these queues at every scrape. */
+    watchQueues(...qs: Queue[]) {
+      queues.push(...qs);
+    },
+  };
+  return metrics;
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,48 @@
+import { Queue } from 'bullmq';
+import type IORedis from 'ioredis';
+import { JOB_CATALOG, QUEUE_NAMES } from './catalog';
+
+/** The producer side of the callbacks queue. Connection errors are retried by ioredis, not thrown. */
+export function createCallbacksQueue(connection: IORedis, prefix: string): Queue {
+  const queue = new Queue(QUEUE_NAMES.callbacks, { connection, prefix });
+  queue.on('error', () => {});
+  return queue;
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('enqueue timed out')), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Makes sure a job exists that sends the delivery at `at` (or now): its job id is the delivery id,
+ * so a job already waiting or running is left alone (adding is a no-op), a finished or dead one
+ * is replaced, and with `promote` a delayed one is made due now (a manual redelivery). The
+ * delivery row is the source of truth: the dispatcher reads it first, so an early or extra job
+ * does no harm. Rejects after `timeoutMs` rather than hang when Redis does not answer.
+ */
+export async function enqueueDelivery(
+  queue: Queue,
+  deliveryId: string,
+  opts: { at?: Date; promote?: boolean; timeoutMs?: number } = {},
+): Promise<void> {
+  const spec = JOB_CATALOG['callback.deliver'];
+  const run = async () => {
+    const state = await queue.getJobState(deliveryId);
+    if (state === 'failed' || state === 'completed') await queue.remove(deliveryId).catch(() => 0);
+    if (state === 'delayed' && opts.promote) {
+      await (await queue.getJob(deliveryId))?.promote().catch(() => {});
+      return;
+    }
+    const delay = opts.at ? Math.max(0, opts.at.getTime() - Date.now()) : 0;
+    await queue.add('callback.deliver', spec.schema.parse({ deliveryId }), {
+      ...spec.options,
+      jobId: deliveryId,
+      delay: delay > 0 ? delay : undefined,
+    });
+  };
+  await withTimeout(run(), opts.timeoutMs ?? 2_000);
+}

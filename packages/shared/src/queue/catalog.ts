@@ -1,0 +1,50 @@
+import type { JobsOptions } from 'bullmq';
+import { z } from 'zod';
+
+export const QUEUE_NAMES = {
+  video: 'video-tasks',
+  callbacks: 'callbacks',
+} as const;
+export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];
+
+interface JobSpec {
+  queue: QueueName;
+  schema: z.ZodType;
+  options: JobsOptions;
+}
+
+/**
+ * Every job the gateway runs: its queue, payload schema and retry policy. Producers and consumers
+ * both import it. Payloads carry ids, never data; the job id is the id of the row it works on, so
+ * adding the same job twice is a no-op.
+ */
+export const JOB_CATALOG = {
+  'video.run': {
+    queue: QUEUE_NAMES.video,
+    schema: z.object({ taskId: z.string(), requestId: z.string().optional() }),
+    options: {
+      // Upstream retries are scheduled by the processor itself (delayed re-runs); these attempts
+      // cover unexpected failures such as a database outage. The reconciler picks up the rest.
+      attempts: 8,
+      backoff: { type: 'exponential', delay: 1_000 },
+      removeOnComplete: true,
+      removeOnFail: { age: 7 * 24 * 3600 },
+    },
+  },
+  'callback.deliver': {
+    queue: QUEUE_NAMES.callbacks,
+    schema: z.object({ deliveryId: z.string() }),
+    options: {
+      // The retry schedule of a delivery is data (configuration) applied by the dispatcher, which
+      // re-schedules the job itself; these attempts cover unexpected failures (database outage).
+      // A job that runs out of them is re-enqueued by the reconciler while its delivery is pending.
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 1_000 },
+      removeOnComplete: true,
+      removeOnFail: { age: 7 * 24 * 3600 },
+    },
+  },
+} as const satisfies Record<string, JobSpec>;
+
+export type JobName = keyof typeof JOB_CATALOG;
+export type JobPayload<N extends JobName> = z.output<(typeof JOB_CATALOG)[N]['schema']>;

@@ -1,0 +1,4 @@
+export * from './callbacks-queue';
+export * from './catalog';
+export * from './connection';
+export * from './video-queue';

@@ -1,0 +1,42 @@
+import { Queue } from 'bullmq';
+import type IORedis from 'ioredis';
+import { JOB_CATALOG, QUEUE_NAMES, type JobPayload } from './catalog';
+
+/** The producer side of the video queue. Connection errors are retried by ioredis, not thrown. */
+export function createVideoQueue(connection: IORedis, prefix: string): Queue {
+  const queue = new Queue(QUEUE_NAMES.video, { connection, prefix });
+  queue.on('error', () => {});
+  return queue;
+}
+
+/**
+ * Adds the job that runs a video task; its job id is the task id, so adding twice is a no-op.
+ * Rejects after `timeoutMs` rather than hang when Redis does not answer; the task row is the
+ * source of truth and the reconciler enqueues what this could not.
+ */
+export async function enqueueVideoTask(
+  queue: Queue,
+  payload: JobPayload<'video.run'>,
+  opts: { timeoutMs?: number; delayMs?: number } = {},
+): Promise<void> {
+  // Fail fast while Redis is away instead of queueing the command in ioredis' offline queue.
+  const status = (queue.opts.connection as { status?: unknown } | undefined)?.status;
+  if (status === 'reconnecting' || status === 'close' || status === 'end') {
+    throw new Error(`redis is unavailable (${status})`);
+  }
+  const spec = JOB_CATALOG['video.run'];
+  const add = queue.add('video.run', spec.schema.parse(payload), {
+    ...spec.options,
+    jobId: payload.taskId,
+    delay: opts.delayMs,
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('enqueue timed out')), opts.timeoutMs ?? 2_000);
+  });
+  try {
+    await Promise.race([add, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,252 @@
+import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
+import type { Db, DbOrTx } from '../db/client';
+import { tasks, type TaskRow, type TaskStatus } from '../db/schema';
+import { chargeForCall, refundCall } from '../billing/ledger';
+import { claimIdempotencyKey, type IdempotencyClaim } from './idempotency';
+import { releaseVideoSlot, reserveVideoSlot } from '../accounts/video-slots';
+import { ConcurrencyLimitError } from '../errors';
+import { recordTaskEvent } from '../webhooks/outbox';
+
+/** Allowed moves of the task state machine; terminal states have none. */
+export const ALLOWED_FROM: Record<TaskStatus, readonly TaskStatus[]> = {
+  pending: [],
+  processing: ['pending'],
+  succeeded: ['processing'],
+  failed: ['pending', 'processing'],
+};
+
+export const isTerminal = (s: TaskStatus): boolean => s === 'succeeded' || s === 'failed';
+
+export interface NewVideoTask {
+  id: string;
+  accountId: string;
+  apiKeyId: string;
+  model: string;
+  prompt: string;
+  metadata: unknown;
+  priceMicroUsd: number;
+  requestId?: string;
+  deadlineAt: Date;
+  /** the most unfinished (pending or processing) video tasks the account may have; unlimited if absent */
+  maxActiveTasks?: number;
+  /** the request's Idempotency-Key, recorded in the same transaction (see idempotency.ts) */
+  idempotency?: IdempotencyClaim;
+}
+
+/**
+ * Charges the task's price (checking the account balance and the key's quota and model
+ * allow-list, see chargeForCall) and stores it `pending`, in one transaction. Throws, storing
+ * nothing: InsufficientQuotaError when the balance or the key quota does not cover the price,
+ * PermissionDeniedError when the key may not use the model, ConcurrencyLimitError when the
+ * account already has `maxActiveTasks` unfinished tasks. The limit is exact under concurrency and
+ * O(1): a counter on the account row (locked by the charge), taken here and given back in the
+ * transaction of the terminal move, whichever process makes it.
+ */
+export async function createVideoTask(db: Db, task: NewVideoTask): Promise<TaskRow> {
+  const { maxActiveTasks, idempotency, ...values } = task;
+  return db.transaction(async (tx) => {
+    if (idempotency) await claimIdempotencyKey(tx, task.accountId, idempotency, task.id);
+    await chargeForCall(tx, {
+      accountId: task.accountId,
+      amountMicroUsd: task.priceMicroUsd,
+      ref: task.id,
+      keyId: task.apiKeyId,
+      model: task.model,
+      units: 1,
+      requestId: task.requestId,
+    });
+    if (!(await reserveVideoSlot(tx, task.accountId, maxActiveTasks))) {
+      throw new ConcurrencyLimitError(maxActiveTasks ?? 0);
+    }
+    const [row] = await tx
+      .insert(tasks)
+      .values({ ...values, status: 'pending' })
+      .returning();
+    return row!;
+  });
+}
+
+export async function getTask(db: DbOrTx, id: string): Promise<TaskRow | null> {
+  const rows = await db.select().from(tasks).where(eq(tasks.id, id)).limit(1);
+  return rows[0] ?? null;
+}
+
+/** The task if it belongs to the account; null otherwise, so another account's task looks absent. */
+export async function getTaskForAccount(db: DbOrTx, id: string, accountId: string): Promise<TaskRow | null> {
+  const rows = await db
+    .select()
+    .from(tasks)
+    .where(and(eq(tasks.id, id), eq(tasks.accountId, accountId)))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+type TaskPatch = Partial<
+  Pick<
+    TaskRow,
+    | 'progress'
+    | 'videoUrl'
+    | 'errorCode'
+    | 'errorMessage'
+    | 'usage'
+    | 'startedAt'
+    | 'completedAt'
+    | 'upstreamTaskId'
+  >
+>;
+
+/**
+ * Compare-and-set move to `to`: applies only when the row is in one of the states allowed to
+ * move there. Returns the updated row, or null when the row was elsewhere (nothing changes).
+ */
+export async function transitionTask(
+  db: DbOrTx,
+  id: string,
+  to: TaskStatus,
+  patch: TaskPatch = {},
+  /** an extra condition the row must meet for the move to apply */
+  condition?: SQL,
+): Promise<TaskRow | null> {
+  const from = ALLOWED_FROM[to];
+  if (from.length === 0) return null;
+  const rows = await db
+    .update(tasks)
+    .set({ ...patch, status: to, updatedAt: new Date() })
+    .where(and(eq(tasks.id, id), inArray(tasks.status, [...from]), condition))
+    .returning();
+  return rows[0] ?? null;
+}
+
+/**
+ * pending → processing, with its `video.processing` callback outbox row (when the account opted
+ * in) in the same transaction. Null when the task was not pending.
+ */
+export function startTask(db: DbOrTx, id: string): Promise<TaskRow | null> {
+  return db.transaction(async (tx) => {
+    const row = await transitionTask(tx, id, 'processing', { startedAt: new Date(), progress: 0 });
+    if (row) await recordTaskEvent(tx, row, 'video.processing');
+    return row;
+  });
+}
+
+/**
+ * processing → succeeded with the video, and its `video.succeeded` callback outbox row, in one
+ * transaction. Null when the task was not processing.
+ */
+export async function succeedTask(
+  db: Db,
+  id: string,
+  result: { videoUrl: string; usage?: unknown },
+): Promise<TaskRow | null> {
+  return db.transaction(async (tx) => {
+    const row = await transitionTask(tx, id, 'succeeded', {
+      videoUrl: result.videoUrl,
+      usage: result.usage ?? null,
+      progress: 100,
+      completedAt: new Date(),
+    });
+    if (row) {
+      await releaseVideoSlot(tx, row.accountId);
+      await recordTaskEvent(tx, row, 'video.succeeded');
+    }
+    return row;
+  });
+}
+
+/**
+ * pending|processing → failed, with the full refund of its charge and its `video.failed` callback
+ * outbox row, in one transaction. Null (and no refund) when the task was already terminal, or,
+ * with `unlessSubmitting`, when a submit to the upstream is under way.
+ */
+export async function failTask(
+  db: Db,
+  id: string,
+  error: { code: string; message: string },
+  opts: { unlessSubmitting?: boolean } = {},
+): Promise<TaskRow | null> {
+  return db.transaction(async (tx) => {
+    const row = await transitionTask(
+      tx,
+      id,
+      'failed',
+      { errorCode: error.code, errorMessage: error.message, completedAt: new Date() },
+      // a submit under way (marked, no upstream id yet) must not be cut off: its outcome decides
+      opts.unlessSubmitting ? or(isNull(tasks.submitStartedAt), isNotNull(tasks.upstreamTaskId)) : undefined,
+    );
+    if (row) {
+      await releaseVideoSlot(tx, row.accountId);
+      await refundCall(tx, {
+        accountId: row.accountId,
+        amountMicroUsd: row.priceMicroUsd,
+        ref: row.id,
+        reason: `task failed: ${error.code}`,
+      });
+      await recordTaskEvent(tx, row, 'video.failed');
+    }
+    return row;
+  });
+}
+
+/** Marks that a submit is about to be sent. Only a processing task with no upstream id is marked. */
+export async function markSubmitStarted(db: DbOrTx, id: string, channel: string): Promise<boolean> {
+  const rows = await db
+    .update(tasks)
+    .set({ submitStartedAt: new Date(), upstreamChannel: channel, updatedAt: new Date() })
+    .where(and(eq(tasks.id, id), eq(tasks.status, 'processing'), isNull(tasks.upstreamTaskId)))
+    .returning({ id: tasks.id });
+  return rows.length > 0;
+}
+
+/** Clears the submit mark after a submit that certainly created nothing upstream, so it may be tried again. */
+export async function clearSubmitStarted(db: DbOrTx, id: string): Promise<void> {
+  await db
+    .update(tasks)
+    .set({ submitStartedAt: null })
+    .where(and(eq(tasks.id, id), isNull(tasks.upstreamTaskId)));
+}
+
+/** Stores the upstream task id (before any poll). Returns false if the task already has one or left processing. */
+export async function recordUpstreamTask(db: DbOrTx, id: string, upstreamTaskId: string): Promise<boolean> {
+  const rows = await db
+    .update(tasks)
+    .set({ upstreamTaskId, updatedAt: new Date() })
+    .where(and(eq(tasks.id, id), eq(tasks.status, 'processing'), isNull(tasks.upstreamTaskId)))
+    .returning({ id: tasks.id });
+  return rows.length > 0;
+}
+
+/** Updates the progress of a processing task (never moves it backwards). */
+export async function updateProgress(db: DbOrTx, id: string, progress: number): Promise<void> {
+  await db
+    .update(tasks)
+    .set({ progress, updatedAt: new Date() })
+    .where(and(eq(tasks.id, id), eq(tasks.status, 'processing'), lt(tasks.progress, progress)));
+}
+
+/** Non-terminal tasks in id order after `afterId`, for the reconciler's sweep. */
+export async function listActiveTasks(
+  db: DbOrTx,
+  opts: { afterId?: string; limit: number; createdBefore: Date },
+): Promise<Array<Pick<TaskRow, 'id' | 'status' | 'requestId' | 'deadlineAt'>>> {
+  return db
+    .select({ id: tasks.id, status: tasks.status, requestId: tasks.requestId, deadlineAt: tasks.deadlineAt })
+    .from(tasks)
+    .where(
+      and(
+        inArray(tasks.status, ['pending', 'processing']),
+        opts.afterId ? gt(tasks.id, opts.afterId) : undefined,
+        lt(tasks.createdAt, opts.createdBefore),
+      ),
+    )
+    .orderBy(asc(tasks.id))
+    .limit(opts.limit);
+}
+
+/** Counts tasks by status (for tests and operators). */
+export async function countTasksByStatus(db: DbOrTx): Promise<Record<string, number>> {
+  const rows = await db
+    .select({ status: tasks.status, n: sql<string>`count(*)` })
+    .from(tasks)
+    .groupBy(tasks.status);
+  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+}

@@ -1,0 +1,65 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { waitFor } from './wait';
+
+export interface RunningProcess {
+  name: string;
+  child: ChildProcess;
+  output: () => string;
+  /** Sends `signal` and resolves when the process has exited. */
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+}
+
+/**
+ * Starts a real process (`node <entry> ...args`) with `env` added, and resolves once `readyUrl`
+ * answers 200 (or right away when none is given). Output is kept for failure messages.
+ */
+export async function startProcess(opts: {
+  name: string;
+  entry: string;
+  args?: string[];
+  env: Record<string, string>;
+  readyUrl?: string;
+  timeoutMs?: number;
+  /** flags for node itself, e.g. --cpu-prof (not allowed in NODE_OPTIONS) */
+  nodeArgs?: string[];
+}): Promise<RunningProcess> {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.entry, ...(opts.args ?? [])], {
+    env: { ...process.env, LOG_LEVEL: 'info', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const keep = (b: Buffer) => {
+    out += b.toString();
+    if (out.length > 200_000) out = out.slice(-100_000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const proc: RunningProcess = {
+    name: opts.name,
+    child,
+    output: () => out,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill(signal);
+      return exited;
+    },
+  };
+  if (opts.readyUrl) {
+    const url = opts.readyUrl;
+    try {
+      await waitFor(
+        async () => {
+          if (child.exitCode !== null) throw new Error(`${opts.name} exited with ${child.exitCode}`);
+          const res = await fetch(url).catch(() => null);
+          return res?.status === 200;
+        },
+        { timeoutMs: opts.timeoutMs ?? 20_000, what: `${opts.name} to be ready`, intervalMs: 100 },
+      );
+    } catch (err) {
+      await proc.stop('SIGKILL');
+      throw new Error(`${(err as Error).message}\n--- ${opts.name} output ---\n${out.slice(-5000)}`);
+    }
+  }
+  return proc;
+}

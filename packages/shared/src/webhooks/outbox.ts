@@ -1,0 +1,231 @@
+import { and, asc, eq, gt, gte, inArray, lte, sql } from 'drizzle-orm';
+import { ulid } from 'ulid';
+import type { Db, DbOrTx } from '../db/client';
+import {
+  type CallbackAttemptRow,
+  type CallbackDeliveryRow,
+  callbackAttempts,
+  callbackDeliveries,
+  type TaskRow,
+} from '../db/schema';
+import { toTaskObject } from '../tasks/task-object';
+import type { AttemptVerdict } from './schedule';
+import { processingEventsEnabled } from './settings';
+
+export const CALLBACK_EVENT_TYPES = ['video.processing', 'video.succeeded', 'video.failed'] as const;
+export type CallbackEventType = (typeof CALLBACK_EVENT_TYPES)[number];
+
+/** Delivery ids are the Standard Webhooks message ids: `msg_` + a ULID. */
+export function newDeliveryId(): string {
+  return `msg_${ulid()}`;
+}
+
+/** The task's `metadata.callback_url`, or null when it has none. */
+export function callbackUrlOf(metadata: unknown): string | null {
+  const url = (metadata as { callback_url?: unknown } | null)?.callback_url;
+  return typeof url === 'string' && url.length > 0 ? url : null;
+}
+
+/**
+ * Writes the outbox row of a task event, inside the caller's transaction (the one that moved the
+ * task), so the event is committed exactly when the state change is. Writes nothing when the task
+ * has no callback URL, or for `video.processing` when the account did not opt in. Idempotent per
+ * (task, event). The body (`{type, created_at, data: <task object>}`) is fixed here, so every
+ * retry sends the same bytes. Returns the ids of the rows written.
+ */
+export async function recordTaskEvent(
+  tx: DbOrTx,
+  row: TaskRow,
+  type: CallbackEventType,
+  now = new Date(),
+): Promise<string[]> {
+  const url = callbackUrlOf(row.metadata);
+  if (!url) return [];
+  if (type === 'video.processing' && !(await processingEventsEnabled(tx, row.accountId))) return [];
+  const payload = JSON.stringify({
+    type,
+    created_at: Math.floor(now.getTime() / 1000),
+    data: toTaskObject(row),
+  });
+  const inserted = await tx
+    .insert(callbackDeliveries)
+    .values({
+      id: newDeliveryId(),
+      accountId: row.accountId,
+      taskId: row.id,
+      eventType: type,
+      url,
+      payload,
+      nextAttemptAt: now,
+    })
+    .onConflictDoNothing()
+    .returning({ id: callbackDeliveries.id });
+  return inserted.map((r) => r.id);
+}
+
+export interface DueDelivery {
+  id: string;
+  nextAttemptAt: Date;
+}
+
+/** The task's deliveries still to be sent (for the enqueue that follows a commit). */
+export async function pendingDeliveriesOfTask(db: DbOrTx, taskId: string): Promise<DueDelivery[]> {
+  return db
+    .select({ id: callbackDeliveries.id, nextAttemptAt: callbackDeliveries.nextAttemptAt })
+    .from(callbackDeliveries)
+    .where(and(eq(callbackDeliveries.taskId, taskId), eq(callbackDeliveries.status, 'pending')));
+}
+
+/** Pending deliveries due at or before `dueBefore`, in id order after `afterId` (the reconciler's sweep). */
+export async function listDueDeliveries(
+  db: DbOrTx,
+  opts: { dueBefore: Date; afterId?: string; limit: number },
+): Promise<DueDelivery[]> {
+  return db
+    .select({ id: callbackDeliveries.id, nextAttemptAt: callbackDeliveries.nextAttemptAt })
+    .from(callbackDeliveries)
+    .where(
+      and(
+        eq(callbackDeliveries.status, 'pending'),
+        lte(callbackDeliveries.nextAttemptAt, opts.dueBefore),
+        opts.afterId ? gt(callbackDeliveries.id, opts.afterId) : undefined,
+      ),
+    )
+    .orderBy(asc(callbackDeliveries.id))
+    .limit(opts.limit);
+}
+
+export async function getDelivery(db: DbOrTx, id: string): Promise<CallbackDeliveryRow | null> {
+  const rows = await db.select().from(callbackDeliveries).where(eq(callbackDeliveries.id, id)).limit(1);
+  return rows[0] ?? null;
+}
+
+export interface DeliveryWithAttempts extends CallbackDeliveryRow {
+  attempts: CallbackAttemptRow[];
+}
+
+/** The task's deliveries (oldest first), each with its attempts in order. */
+export async function listTaskDeliveries(db: DbOrTx, taskId: string): Promise<DeliveryWithAttempts[]> {
+  const deliveries = await db
+    .select()
+    .from(callbackDeliveries)
+    .where(eq(callbackDeliveries.taskId, taskId))
+    .orderBy(asc(callbackDeliveries.id));
+  if (deliveries.length === 0) return [];
+  const attempts = await db
+    .select()
+    .from(callbackAttempts)
+    .where(
+      inArray(
+        callbackAttempts.deliveryId,
+        deliveries.map((d) => d.id),
+      ),
+    )
+    .orderBy(asc(callbackAttempts.deliveryId), asc(callbackAttempts.attempt));
+  return deliveries.map((d) => ({ ...d, attempts: attempts.filter((a) => a.deliveryId === d.id) }));
+}
+
+export interface AttemptRecord {
+  startedAt: Date;
+  latencyMs: number;
+  statusCode: number | null;
+  error: string | null;
+  responseBody: string | null;
+}
+
+/**
+ * Records one attempt and its verdict, in one transaction, as a compare-and-set on the delivery's
+ * attempt count: when another dispatcher already recorded this attempt (a job run twice after a
+ * crash) nothing is written and null is returned. Otherwise returns the updated delivery.
+ */
+export async function recordDeliveryAttempt(
+  db: Db,
+  delivery: Pick<CallbackDeliveryRow, 'id' | 'attemptCount'>,
+  attempt: AttemptRecord,
+  verdict: AttemptVerdict,
+  now = new Date(),
+): Promise<CallbackDeliveryRow | null> {
+  return db.transaction(async (tx) => {
+    const next =
+      verdict.kind === 'retry'
+        ? { status: 'pending' as const, nextAttemptAt: new Date(now.getTime() + verdict.delayMs) }
+        : { status: verdict.kind, completedAt: now };
+    const rows = await tx
+      .update(callbackDeliveries)
+      .set({
+        ...next,
+        attemptCount: delivery.attemptCount + 1,
+        roundAttempts: sql`${callbackDeliveries.roundAttempts} + 1`,
+        lastAttemptAt: attempt.startedAt,
+        lastStatusCode: attempt.statusCode,
+        lastError: attempt.error ?? (verdict.kind === 'failed' ? verdict.reason : null),
+        updatedAt: now,
+      })
+      .where(
+        and(
+          eq(callbackDeliveries.id, delivery.id),
+          eq(callbackDeliveries.status, 'pending'),
+          eq(callbackDeliveries.attemptCount, delivery.attemptCount),
+        ),
+      )
+      .returning();
+    const row = rows[0];
+    if (!row) return null;
+    await tx.insert(callbackAttempts).values({
+      deliveryId: delivery.id,
+      attempt: delivery.attemptCount + 1,
+      ...attempt,
+    });
+    return row;
+  });
+}
+
+/**
+ * Sends a delivery again, now. A finished one (succeeded or failed) goes back to pending with a
+ * fresh retry schedule; a pending one keeps its schedule and is just made due. The webhook id stays
+ * the same, so a receiver that saw it before can tell. Returns the row, or null when it is not
+ * the account's (or does not exist).
+ */
+export async function redeliverDelivery(
+  db: DbOrTx,
+  id: string,
+  accountId: string,
+  now = new Date(),
+): Promise<CallbackDeliveryRow | null> {
+  const rows = await db
+    .update(callbackDeliveries)
+    .set({
+      status: 'pending',
+      nextAttemptAt: now,
+      updatedAt: now,
+      completedAt: null,
+      roundAttempts: sql`case when ${callbackDeliveries.status} = 'pending' then ${callbackDeliveries.roundAttempts} else 0 end`,
+    })
+    .where(and(eq(callbackDeliveries.id, id), eq(callbackDeliveries.accountId, accountId)))
+    .returning();
+  return rows[0] ?? null;
+}
+
+/**
+ * Puts every failed delivery of the account created at or after `since` back to pending with a
+ * fresh schedule (the operator's recovery after a receiver outage). Returns their ids.
+ */
+export async function redeliverFailedSince(
+  db: DbOrTx,
+  accountId: string,
+  since: Date,
+  now = new Date(),
+): Promise<string[]> {
+  const rows = await db
+    .update(callbackDeliveries)
+    .set({ status: 'pending', nextAttemptAt: now, updatedAt: now, completedAt: null, roundAttempts: 0 })
+    .where(
+      and(
+        eq(callbackDeliveries.accountId, accountId),
+        eq(callbackDeliveries.status, 'failed'),
+        gte(callbackDeliveries.createdAt, since),
+      ),
+    )
+    .returning({ id: callbackDeliveries.id });
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,30 @@
+// `pnpm test`: builds, runs every package's tests against real Postgres and Redis, and prints
+// one summary line `N passed, N failed`. Services: TEST_DATABASE_URL / TEST_REDIS_URL when set;
+// otherwise the local defaults when they answer; otherwise the test helper starts containers
+// with testcontainers (a Docker engine is needed then).
+import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { withTestServices } from './test-services.mjs';
+
+const root = path.resolve(import.meta.dirname, '..');
+const env = await withTestServices(process.env);
+process.stderr.write(
+  `[test] Postgres: ${env.TEST_DATABASE_URL ?? '(testcontainers)'}; Redis: ${env.TEST_REDIS_URL ?? '(testcontainers)'}\n`,
+);
+
+rmSync(path.join(root, '.test-results'), { recursive: true, force: true });
+const started = Date.now();
+const filter = process.argv.slice(2);
+const result = spawnSync(
+  'pnpm',
+  ['exec', 'turbo', 'run', 'test', '--concurrency=1', '--continue', ...filter.map((f) => `--filter=${f}`)],
+  { cwd: root, env, stdio: 'inherit' },
+);
+process.stderr.write(`[test] finished in ${Math.round((Date.now() - started) / 1000)} s\n`);
+const packages = filter.length ? [] : ['shared', 'api', 'worker', 'upstream-sim', 'e2e'];
+const summary = spawnSync('node', [path.join(root, 'scripts/test-summary.mjs'), ...packages], {
+  cwd: root,
+  stdio: 'inherit',
+});
+process.exit(result.status !== 0 ? result.status || 1 : (summary.status ?? 1));
