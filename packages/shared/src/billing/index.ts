@@ -1,3 +1,4 @@
 export * from './ledger';
 export * from './statements';
 export * from './topups';
+export * from './settlement';

@@ -19,6 +19,11 @@ export interface ChargeArgs {
   units?: number;
   /** the HTTP request id, so the API can record the answer's latency and outcome on the usage record */
   requestId?: string;
+  /**
+   * True for a call whose settlement follows (an image call: settleImageCall once it ends, or the
+   * reconciler's sweepUnsettledImageCalls if it never does). The usage record is written unsettled.
+   */
+  settlesLater?: boolean;
 }
 
 /**
@@ -82,6 +87,7 @@ export async function chargeForCall(tx: DbOrTx, args: ChargeArgs): Promise<void>
     units: args.units ?? 1,
     costMicroUsd: args.amountMicroUsd,
     requestId: args.requestId ?? null,
+    ...(args.settlesLater ? { settledAt: null } : {}),
   });
 }
 

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import {
   bigint,
   bigserial,
@@ -37,10 +38,19 @@ export const usageRecords = pgTable(
     requestId: text('request_id'),
     latencyMs: integer('latency_ms'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * When the call's money was settled for good. Null only while an image call runs: its
+     * settlement (refund of the undelivered images, then this stamp) commits in one transaction,
+     * and the reconciler refunds in full a call left null too long (its process died, or the
+     * settle failed). Every other charge (a video task, whose refund is its task's terminal move)
+     * is written settled.
+     */
+    settledAt: timestamp('settled_at', { withTimezone: true }).defaultNow(),
   },
   (t) => [
     uniqueIndex('usage_records_ref_idx').on(t.ref),
     index('usage_records_account_idx').on(t.accountId, t.id),
     index('usage_records_request_idx').on(t.requestId),
+    index('usage_records_unsettled_idx').on(t.createdAt).where(sql`${t.settledAt} is null`),
   ],
 );
