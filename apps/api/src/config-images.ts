@@ -1,4 +1,4 @@
-import { catalogEnvSchema, intFromEnv, upstreamEnvSchema } from '@mediagate/shared';
+import { catalogEnvSchema, imageCallEnvSchema, intFromEnv, upstreamEnvSchema } from '@mediagate/shared';
 
 /**
  * Variables of images, the model catalog and the upstream channels (api). Part of the api's
@@ -7,6 +7,8 @@ import { catalogEnvSchema, intFromEnv, upstreamEnvSchema } from '@mediagate/shar
 export const imagesEnvShape = {
   ...catalogEnvSchema.shape,
   ...upstreamEnvSchema.shape,
+  /** IMAGE_CALL_TIMEOUT_MS (the deadline of one image call) and IMAGE_SETTLE_AFTER_MS (checked against it) */
+  ...imageCallEnvSchema.shape,
   /** largest body of an image request: reference images travel inline as data URLs or files */
   IMAGE_BODY_LIMIT_BYTES: intFromEnv(50 * 1024 * 1024, 1024),
   UPSTREAM_CONNECT_TIMEOUT_MS: intFromEnv(5_000, 1),

@@ -1,4 +1,4 @@
-import { baseEnvSchema, intFromEnv, ssrfEnvSchema } from '@mediagate/shared';
+import { baseEnvSchema, intFromEnv, refineImageCallEnv, ssrfEnvSchema } from '@mediagate/shared';
 import { z } from 'zod';
 import { accountsEnvShape } from './config-accounts';
 import { imagesEnvShape } from './config-images';
@@ -23,6 +23,7 @@ export const apiEnvSchema = baseEnvSchema
     ...ssrfEnvSchema.shape,
   })
   .extend(accountsEnvShape)
-  .extend(imagesEnvShape);
+  .extend(imagesEnvShape)
+  .superRefine(refineImageCallEnv);
 
 export type ApiConfig = z.output<typeof apiEnvSchema>;

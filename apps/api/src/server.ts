@@ -36,7 +36,7 @@ function main(): void {
     dnsTimeoutMs: config.SSRF_DNS_TIMEOUT_MS,
   });
   const catalog = loadCatalog(config.MODEL_CATALOG_FILE);
-  const upstreams = createUpstreams(config, { db: database.db, logger });
+  const upstreams = createUpstreams(config, { db: database.db, logger, metrics });
   const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, logger });
   const rateLimits = new RateLimits(redis, rateLimitConfig(config), logger);
   const paymentProviders: PaymentProvider[] = config.PAYMENT_DEV_SECRET

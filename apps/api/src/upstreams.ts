@@ -7,6 +7,7 @@ import {
   type Db,
   type ImageService,
   type Logger,
+  type Metrics,
 } from '@mediagate/shared';
 import type { ApiConfig } from './config';
 
@@ -23,6 +24,7 @@ export type UpstreamsConfig = Pick<
   | 'UPSTREAM_CONNECT_TIMEOUT_MS'
   | 'IMAGE_UPSTREAM_TIMEOUT_MS'
   | 'UPSTREAM_MAX_RESPONSE_BYTES'
+  | 'IMAGE_CALL_TIMEOUT_MS'
 >;
 
 /**
@@ -31,7 +33,7 @@ export type UpstreamsConfig = Pick<
  */
 export function createUpstreams(
   config: UpstreamsConfig,
-  deps: { db: Db; logger: Logger },
+  deps: { db: Db; logger: Logger; metrics?: Metrics },
 ): {
   images: ImageService;
   channels: ChannelPool;
@@ -53,6 +55,8 @@ export function createUpstreams(
     channels,
     agent,
     maxResponseBytes: config.UPSTREAM_MAX_RESPONSE_BYTES,
+    callTimeoutMs: config.IMAGE_CALL_TIMEOUT_MS,
+    metrics: deps.metrics,
   });
   const video = new DashScopeVideoClient(agent);
   return { images, channels, video, close: () => agent.close() };

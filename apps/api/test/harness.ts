@@ -69,7 +69,8 @@ export async function startTestApi(
     VIDEO_MAX_ACTIVE_TASKS: 10_000,
     ...overrides,
   };
-  const upstreams = createUpstreams(config, { db: database.db, logger });
+  const metrics = createMetrics({ service: 'api-test', defaultMetrics: false });
+  const upstreams = createUpstreams(config, { db: database.db, logger, metrics });
   const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, logger });
   const deps: ApiDeps = {
     database,
@@ -87,7 +88,7 @@ export async function startTestApi(
     paymentProviders: config.PAYMENT_DEV_SECRET
       ? [createDevPaymentProvider(config.PAYMENT_DEV_SECRET, config.PAYMENT_SIGNATURE_TOLERANCE_S)]
       : [],
-    metrics: createMetrics({ service: 'api-test', defaultMetrics: false }),
+    metrics,
     isAcceptingTraffic: () => true,
   };
   deps.metrics?.watchQueues(videoQueue, callbacksQueue);

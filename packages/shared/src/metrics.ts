@@ -88,6 +88,12 @@ export function createMetrics(opts: { service: string; defaultMetrics?: boolean 
       labelNames: ['kind'] as const,
       registers,
     }),
+    imageSettlements: new Counter({
+      name: 'mediagate_image_call_settlements_total',
+      help: 'Image call settlements by outcome: settled (by the call), failed (the call could not settle it; the sweep will), swept (refunded in full by the reconciler), late (the call found it already swept)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
     queueJobs: new Gauge({
       name: 'mediagate_queue_jobs',
       help: 'Jobs per queue and state, read from Redis at scrape time',

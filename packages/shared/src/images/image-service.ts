@@ -1,10 +1,12 @@
 import type { Logger } from 'pino';
 import type { Agent } from 'undici';
-import { chargeForCall, refundCall } from '../billing/ledger';
+import { chargeForCall } from '../billing/ledger';
+import { type Settlement, settleImageCall } from '../billing/settlement';
 import type { Db } from '../db/client';
 import { ApiError, UpstreamError } from '../errors';
 import { requestBytes } from '../http/json-client';
 import { newImageCallId } from '../ids';
+import type { Metrics } from '../metrics';
 import { type ArkImageRequest, ArkImagesClient } from '../upstream/ark-images';
 import type { ChannelPool } from '../upstream/channel-pool';
 import { DashScopeImageEditClient } from '../upstream/dashscope-image-edit';
@@ -42,6 +44,10 @@ export interface ImageServiceDeps {
   /** agent and size limit for fetching a vendor-hosted result when the client wants base64 */
   agent: Agent;
   maxResponseBytes: number;
+  /** a call not finished after this long is answered 500 and refunded in full (IMAGE_CALL_TIMEOUT_MS) */
+  callTimeoutMs?: number;
+  /** settlements are counted here when given */
+  metrics?: Pick<Metrics, 'imageSettlements'>;
 }
 
 interface Caller {
@@ -56,16 +62,24 @@ const unix = () => Math.floor(Date.now() / 1000);
 
 /**
  * Runs image requests: charges n × the model's price before calling the vendor, calls it through the
- * channel pool with fail-over, refunds every image not delivered, and answers in the OpenAI shape.
+ * channel pool with fail-over, settles the call (refunds every image not delivered) and answers in
+ * the OpenAI shape. A call whose settlement does not commit (a database fault, or the process dies)
+ * stays unsettled in the usage log, and the reconciler's sweep refunds it in full later.
  */
 export class ImageService {
-  constructor(private readonly deps: ImageServiceDeps) {}
+  private readonly callTimeoutMs: number;
+
+  constructor(private readonly deps: ImageServiceDeps) {
+    this.callTimeoutMs = deps.callTimeoutMs ?? 10 * 60_000;
+  }
 
   /**
    * Runs a checked job for the account. Throws InsufficientQuotaError or PermissionDeniedError
    * (nothing charged, nothing called) when the balance or the key's quota does not cover n images or
    * the key may not use the model, and ApiError (everything refunded) when no image came back.
-   * Refunds are idempotent per call id; a refund that cannot be written is logged, not hidden.
+   * Images are answered only once the call's settlement has committed: when it cannot be written
+   * the answer is a 503 and the sweep refunds the whole call, so what is kept is always paid for
+   * exactly once and what is not delivered is always given back.
    */
   async generate(job: ImageJob, caller: Caller): Promise<ImagesResponse> {
     const callId = newImageCallId();
@@ -80,33 +94,46 @@ export class ImageService {
         requestId: caller.requestId,
         amountMicroUsd: unitPrice * job.n,
         ref: callId,
+        settlesLater: true,
       }),
     );
     let outcome: Outcome;
     try {
-      outcome = await this.run(job, caller);
+      outcome = await this.runWithinDeadline(job, caller);
     } catch (err) {
-      await this.refund(caller.accountId, callId, unitPrice * job.n, 'upstream call failed', log);
+      await this.settle(caller.accountId, callId, 'all', 'upstream call failed', log);
       if (err instanceof UpstreamError) throw apiErrorFromUpstream(err, log, caller.requestId);
       throw err;
     }
     const delivered = outcome.images.slice(0, job.n);
     const missing = job.n - delivered.length;
-    if (missing > 0) {
-      await this.refund(
-        caller.accountId,
-        callId,
-        unitPrice * missing,
-        `${missing} of ${job.n} images not delivered`,
-        log,
-      );
-    }
+    const settlement = await this.settle(
+      caller.accountId,
+      callId,
+      unitPrice * missing,
+      missing > 0 ? `${missing} of ${job.n} images not delivered` : undefined,
+      log,
+    );
     log.info({ requested: job.n, delivered: delivered.length }, 'images generated');
     if (delivered.length === 0) {
       const first = outcome.failures[0];
       throw new ApiError(
         'invalid_request',
         first?.message ?? 'The upstream model made no image for this request.',
+      );
+    }
+    if (settlement === 'failed') {
+      throw new ApiError(
+        'service_unavailable',
+        `The images could not be billed, so they are not delivered and the call will be refunded in full; retry shortly (request id ${caller.requestId}).`,
+        undefined,
+        { 'retry-after': '5' },
+      );
+    }
+    if (!settlement.settled) {
+      throw new ApiError(
+        'server_error',
+        `The call ran past its settlement bound and was refunded in full; retry (request id ${caller.requestId}).`,
       );
     }
     return {
@@ -119,16 +146,68 @@ export class ImageService {
     };
   }
 
-  private async refund(accountId: string, callId: string, amount: number, reason: string, log: Logger) {
+  /**
+   * Settles the call: refunds `refund` of it and marks it settled, in one transaction. Never
+   * throws: a settlement that cannot be written is logged and counted, and answered 'failed'; the
+   * reconciler's sweep settles such a call (in full) once it is older than its bound.
+   */
+  private async settle(
+    accountId: string,
+    callId: string,
+    refund: number | 'all',
+    reason: string | undefined,
+    log: Logger,
+  ): Promise<Settlement | 'failed'> {
     try {
-      await this.deps.db.transaction((tx) =>
-        refundCall(tx, { accountId, amountMicroUsd: amount, ref: callId, reason }),
-      );
+      const settlement = await settleImageCall(this.deps.db, {
+        accountId,
+        ref: callId,
+        refundMicroUsd: refund,
+        reason,
+      });
+      if (settlement.settled) this.deps.metrics?.imageSettlements.inc({ outcome: 'settled' });
+      else {
+        this.deps.metrics?.imageSettlements.inc({ outcome: 'late' });
+        log.warn(
+          { accountId },
+          'image call already settled by the sweep (refunded in full); its result is dropped',
+        );
+      }
+      return settlement;
     } catch (err) {
+      this.deps.metrics?.imageSettlements.inc({ outcome: 'failed' });
       log.error(
-        { err, accountId, amountMicroUsd: amount },
-        'REFUND FAILED for undelivered images; settle by hand',
+        { err, accountId, refund },
+        'image call settlement failed; the reconciler sweep will refund it in full',
       );
+      return 'failed';
+    }
+  }
+
+  /**
+   * The upstream calls, bounded by the call deadline: past it the call fails with a timeout (the
+   * vendor requests still in flight end on their own timeouts, and their images are dropped), so
+   * every call settles well before the reconciler's sweep may take it for abandoned.
+   */
+  private async runWithinDeadline(job: ImageJob, caller: Caller): Promise<Outcome> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new UpstreamError(`the image call did not finish within ${this.callTimeoutMs} ms`, {
+              vendor: job.model.upstreamApi === 'ark-images' ? 'ark' : 'dashscope',
+              code: 'timeout',
+              retryable: true,
+            }),
+          ),
+        this.callTimeoutMs,
+      );
+    });
+    try {
+      return await Promise.race([this.run(job, caller), deadline]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -248,6 +327,8 @@ export function createImageService(opts: {
   channels: ChannelPool;
   agent: Agent;
   maxResponseBytes: number;
+  callTimeoutMs?: number;
+  metrics?: Pick<Metrics, 'imageSettlements'>;
 }): ImageService {
   const limits = { maxResponseBytes: opts.maxResponseBytes };
   return new ImageService({

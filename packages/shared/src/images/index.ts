@@ -2,3 +2,4 @@ export * from './image-input';
 export * from './image-request';
 export * from './image-service';
 export * from './upstream-errors';
+export * from './image-call-config';
