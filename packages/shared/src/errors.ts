@@ -43,6 +43,17 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * What a client is told when a value carries a NUL character. Postgres cannot store one in text or
+ * jsonb, so a request that would store it (a video task) fails there, and a request that stores
+ * nothing (an image call, whose prompt only goes upstream) is refused with the same message.
+ */
+export const NUL_CHARACTER_MESSAGE =
+  'The request contains a NUL character (\\u0000 or %00), which no text value may hold.';
+
+/** True when `value` holds a NUL character (U+0000). */
+export const hasNulCharacter = (value: string): boolean => value.includes('\u0000');
+
 /** An upstream vendor call that did not produce a usable answer. `retryable` says whether trying again may help. */
 export class UpstreamError extends Error {
   constructor(

@@ -3,6 +3,7 @@ import {
   ConcurrencyLimitError,
   InsufficientQuotaError,
   type Logger,
+  NUL_CHARACTER_MESSAGE,
   PermissionDeniedError,
   pgErrorCode,
 } from '@mediagate/shared';
@@ -104,10 +105,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       const mapped = fromParserError(err);
       if (mapped) apiErr = mapped;
       else if (NUL_CODES.has(pgErrorCode(err) ?? '')) {
-        apiErr = new ApiError(
-          'invalid_request',
-          'The request contains a NUL character (\\u0000 or %00), which no text value may hold.',
-        );
+        apiErr = new ApiError('invalid_request', NUL_CHARACTER_MESSAGE);
       } else if (isDependencyDown(err)) {
         (req.log ?? logger).error({ err, requestId: req.id }, 'a dependency is unavailable');
         apiErr = new ApiError(

@@ -222,6 +222,29 @@ describe('POST /v1/images/edits (multipart, as the openai client sends it)', () 
       'model',
       /gpt-image-1/,
     ],
+    [
+      'a NUL character in the prompt (as a video prompt is refused)',
+      [
+        ['image', file()],
+        ['prompt', 'make it\u0000 blue'],
+      ],
+      400,
+      'invalid_request',
+      'prompt',
+      /NUL character/,
+    ],
+    [
+      'a NUL character in negative_prompt',
+      [
+        ['image', file()],
+        ['prompt', 'make it blue'],
+        ['negative_prompt', '\u0000'],
+      ],
+      400,
+      'invalid_request',
+      'negative_prompt',
+      /NUL character/,
+    ],
   ])('refuses %s', async (_name, parts, status, code, param, message) => {
     const before = await balanceOf(api, accountId);
     const err = await expectError(await edit(parts), status, code);

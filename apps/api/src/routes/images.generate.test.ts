@@ -188,6 +188,12 @@ describe('POST /v1/images/generations: parameter rules', () => {
     ['seedream-4.0', { prompt: '   ' }, 'prompt', /non-empty/],
     ['seedream-4.0', { prompt: undefined }, 'prompt', /Missing required field 'prompt'/],
     ['seedream-4.0', { prompt: 'x'.repeat(4001) }, 'prompt', /at most 4000/],
+    // a NUL is refused as in a video prompt (there Postgres refuses it), not sent to the vendor
+    ['seedream-4.5', { prompt: 'a cat\u0000' }, 'prompt', /NUL character/],
+    ['seedream-4.0', { prompt: '\u0000a cat' }, 'prompt', /NUL character/],
+    ['seedream-3.0', { prompt: 'a\u0000cat' }, 'prompt', /NUL character/],
+    ['qwen-image-edit', { image: IMG, prompt: 'a\u0000cat' }, 'prompt', /NUL character/],
+    ['qwen-image-edit', { image: IMG, negative_prompt: 'blur\u0000' }, 'negative_prompt', /NUL character/],
   ])('%s with %j: 400 naming %s', async (model, patch, param, message) => {
     const body = JSON.parse(
       JSON.stringify({ model, prompt: 'a cat', ...patch }).replace(/"PNG200"/g, JSON.stringify(png200)),

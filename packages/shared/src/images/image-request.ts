@@ -1,5 +1,5 @@
 import { type ImageModel, maxImagesPerRequest, type ParamSpec, type SizeRule } from '../catalog/image-models';
-import { ApiError } from '../errors';
+import { ApiError, hasNulCharacter, NUL_CHARACTER_MESSAGE } from '../errors';
 import { checkImageRef } from './image-input';
 
 /** A checked image request: everything the upstream call needs, in the gateway's terms. */
@@ -58,6 +58,7 @@ function checkParam(name: string, spec: ParamSpec, value: unknown): unknown {
       if (typeof value !== 'string' || [...value].length > spec.maxLength) {
         throw bad(`${name} must be a string of at most ${spec.maxLength} characters.`, name);
       }
+      if (hasNulCharacter(value)) throw bad(NUL_CHARACTER_MESSAGE, name);
       return value;
     case 'enum':
       if (typeof value !== 'string' || !spec.values.includes(value)) {
@@ -203,6 +204,9 @@ export function parseImageRequest(model: ImageModel, body: Record<string, unknow
       'prompt',
     );
   }
+  // Video prompts with a NUL are refused (Postgres cannot store them); image prompts the same way,
+  // though they only travel upstream.
+  if (hasNulCharacter(body.prompt)) throw bad(NUL_CHARACTER_MESSAGE, 'prompt');
   const prompt = body.prompt.trim();
   if ([...prompt].length > model.promptMaxChars) {
     throw bad(`prompt must be at most ${model.promptMaxChars} characters for ${model.id}.`, 'prompt');
