@@ -1,7 +1,9 @@
 import {
   baseEnvSchema,
   catalogEnvSchema,
+  imageCallEnvSchema,
   intFromEnv,
+  refineImageCallEnv,
   ssrfEnvSchema,
   upstreamEnvSchema,
 } from '@mediagate/shared';
@@ -11,40 +13,44 @@ import { callbacksEnvSchema } from './callbacks/config';
 export const ROLES = ['video', 'reconciler', 'callbacks'] as const;
 export type Role = (typeof ROLES)[number];
 
-export const workerEnvSchema = baseEnvSchema.extend({
-  ...callbacksEnvSchema.shape,
-  ...ssrfEnvSchema.shape,
-  /** DASHSCOPE_* / UPSTREAM_CHANNELS: the channels video tasks are submitted on; MODEL_CATALOG_FILE */
-  ...upstreamEnvSchema.shape,
-  ...catalogEnvSchema.shape,
-  /** roles this process runs, comma-separated; `--role=` on the command line wins */
-  WORKER_ROLE: z
-    .string()
-    .default('video')
-    .transform((s) => s.split(',').map((r) => r.trim()))
-    .pipe(z.array(z.enum(ROLES)).min(1)),
-  /** port of the health (and metrics) server; 0 picks a free one, unset disables it */
-  WORKER_HTTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
-  /** video jobs one process runs at once (each run is one short upstream call) */
-  VIDEO_CONCURRENCY: intFromEnv(50, 1),
-  /** time between upstream polls of a running task (the vendor advises about 15 s) */
-  VIDEO_POLL_INTERVAL_MS: intFromEnv(15_000, 10),
-  /** upstream task submissions per second, fleet-wide per channel (vendor limit: 5); 0 = unlimited */
-  UPSTREAM_SUBMIT_RPS: intFromEnv(5, 0),
-  /** upstream task queries per second, fleet-wide per channel (vendor limit: 20); 0 = unlimited */
-  UPSTREAM_POLL_QPS: intFromEnv(20, 0),
-  /** first delay of an upstream retry (429, 5xx, network); doubles up to the cap, with jitter */
-  UPSTREAM_RETRY_BASE_MS: intFromEnv(1_000, 1),
-  UPSTREAM_RETRY_MAX_MS: intFromEnv(60_000, 1),
-  UPSTREAM_CONNECT_TIMEOUT_MS: intFromEnv(5_000, 1),
-  UPSTREAM_TIMEOUT_MS: intFromEnv(30_000, 1),
-  /** a job whose worker stops renewing its lock this long (a crashed process) is run again elsewhere */
-  VIDEO_LOCK_DURATION_MS: intFromEnv(30_000, 500),
-  RECONCILER_INTERVAL_MS: intFromEnv(30_000, 50),
-  /** the reconciler leaves tasks younger than this alone (the API enqueues them itself) */
-  RECONCILER_GRACE_MS: intFromEnv(10_000, 0),
-  SHUTDOWN_GRACE_MS: intFromEnv(25_000, 0),
-});
+export const workerEnvSchema = baseEnvSchema
+  .extend({
+    ...callbacksEnvSchema.shape,
+    ...ssrfEnvSchema.shape,
+    /** DASHSCOPE_* / UPSTREAM_CHANNELS: the channels video tasks are submitted on; MODEL_CATALOG_FILE */
+    ...upstreamEnvSchema.shape,
+    ...catalogEnvSchema.shape,
+    /** reconciler: IMAGE_SETTLE_AFTER_MS, the age past which an unsettled image call is refunded in full */
+    ...imageCallEnvSchema.shape,
+    /** roles this process runs, comma-separated; `--role=` on the command line wins */
+    WORKER_ROLE: z
+      .string()
+      .default('video')
+      .transform((s) => s.split(',').map((r) => r.trim()))
+      .pipe(z.array(z.enum(ROLES)).min(1)),
+    /** port of the health (and metrics) server; 0 picks a free one, unset disables it */
+    WORKER_HTTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    /** video jobs one process runs at once (each run is one short upstream call) */
+    VIDEO_CONCURRENCY: intFromEnv(50, 1),
+    /** time between upstream polls of a running task (the vendor advises about 15 s) */
+    VIDEO_POLL_INTERVAL_MS: intFromEnv(15_000, 10),
+    /** upstream task submissions per second, fleet-wide per channel (vendor limit: 5); 0 = unlimited */
+    UPSTREAM_SUBMIT_RPS: intFromEnv(5, 0),
+    /** upstream task queries per second, fleet-wide per channel (vendor limit: 20); 0 = unlimited */
+    UPSTREAM_POLL_QPS: intFromEnv(20, 0),
+    /** first delay of an upstream retry (429, 5xx, network); doubles up to the cap, with jitter */
+    UPSTREAM_RETRY_BASE_MS: intFromEnv(1_000, 1),
+    UPSTREAM_RETRY_MAX_MS: intFromEnv(60_000, 1),
+    UPSTREAM_CONNECT_TIMEOUT_MS: intFromEnv(5_000, 1),
+    UPSTREAM_TIMEOUT_MS: intFromEnv(30_000, 1),
+    /** a job whose worker stops renewing its lock this long (a crashed process) is run again elsewhere */
+    VIDEO_LOCK_DURATION_MS: intFromEnv(30_000, 500),
+    RECONCILER_INTERVAL_MS: intFromEnv(30_000, 50),
+    /** the reconciler leaves tasks younger than this alone (the API enqueues them itself) */
+    RECONCILER_GRACE_MS: intFromEnv(10_000, 0),
+    SHUTDOWN_GRACE_MS: intFromEnv(25_000, 0),
+  })
+  .superRefine(refineImageCallEnv);
 
 export type WorkerConfig = z.output<typeof workerEnvSchema>;
 

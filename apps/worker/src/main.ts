@@ -13,6 +13,7 @@ import {
   enqueueTaskCallbacks,
   DashScopeVideoClient,
   exitOnStartupError,
+  imageSettleAfterMs,
   loadCatalog,
   loadConfig,
   onShutdown,
@@ -101,11 +102,15 @@ async function main(): Promise<void> {
       config: {
         intervalMs: config.RECONCILER_INTERVAL_MS,
         graceMs: config.RECONCILER_GRACE_MS,
+        imageSettleAfterMs: imageSettleAfterMs(config),
         lockKey: `${config.QUEUE_PREFIX}:reconciler-lock`,
       },
     });
     stops.push(reconciler.stop);
-    logger.info({ intervalMs: config.RECONCILER_INTERVAL_MS }, 'reconciler started');
+    logger.info(
+      { intervalMs: config.RECONCILER_INTERVAL_MS, imageSettleAfterMs: imageSettleAfterMs(config) },
+      'reconciler started',
+    );
   }
 
   if (roles.has('callbacks')) {

@@ -1,10 +1,14 @@
 import {
+  chargeForCall,
   createLogger,
+  createMetrics,
   createRedis,
   findLedgerMismatches,
   getAccount,
   getTask,
+  newImageCallId,
   QUEUE_NAMES,
+  settleImageCall,
 } from '@mediagate/shared';
 import { UnrecoverableError, Worker } from 'bullmq';
 import { testServiceUrls, waitFor } from '@mediagate/shared/testing';
@@ -23,7 +27,12 @@ beforeAll(async () => {
     redis: h.redis,
     videoQueue: h.queue,
     logger: createLogger({ service: 'reconciler-test', level: 'silent' }),
-    config: { intervalMs: 1_000, graceMs: 0, lockKey: `${h.prefix}:reconciler-lock` },
+    config: {
+      intervalMs: 1_000,
+      graceMs: 0,
+      imageSettleAfterMs: 15 * 60_000,
+      lockKey: `${h.prefix}:reconciler-lock`,
+    },
   };
 });
 afterAll(async () => {
@@ -110,6 +119,69 @@ describe('reconciler', () => {
     await h.createTask({ enqueue: false });
     const results = await Promise.all([reconcileOnce(deps), reconcileOnce(deps), reconcileOnce(deps)]);
     expect(results.filter((r) => !r.skipped)).toHaveLength(1);
+  });
+});
+
+describe('reconciler: image calls left unsettled', () => {
+  /** An image call charged as the API does, whose process then died (no settlement), `ageMs` ago. */
+  async function abandonedImageCall(ageMs: number, amount = 90_000): Promise<string> {
+    const ref = newImageCallId();
+    await h.database.db.transaction((tx) =>
+      chargeForCall(tx, {
+        accountId: h.accountId,
+        amountMicroUsd: amount,
+        ref,
+        units: 3,
+        settlesLater: true,
+      }),
+    );
+    await h.database.pool.query(
+      `update usage_records set created_at = created_at - $2 * interval '1 millisecond' where ref = $1`,
+      [ref, ageMs],
+    );
+    return ref;
+  }
+  const refunds = async (ref: string) =>
+    (
+      await h.database.pool.query(
+        `select amount_micro_usd::int as a from ledger_entries where ref = $1 and kind = 'refund'`,
+        [ref],
+      )
+    ).rows.map((r) => r.a);
+
+  it('refunds in full, once, a call older than the bound, and leaves a younger one running', async () => {
+    const bound = deps.config.imageSettleAfterMs;
+    const before = (await getAccount(h.database.db, h.accountId))!.balanceMicroUsd;
+    const old = await abandonedImageCall(bound + 60_000);
+    const young = await abandonedImageCall(bound - 60_000, 60_000);
+    const metrics = createMetrics({ service: 'reconciler-test', defaultMetrics: false });
+    const first = await reconcileOnce({ ...deps, metrics });
+    expect(first.imageCallsSettled).toBe(1);
+    expect((await metrics.imageSettlements.get()).values).toEqual([
+      expect.objectContaining({ labels: { outcome: 'swept' }, value: 1 }),
+    ]);
+    expect((await reconcileOnce(deps)).imageCallsSettled).toBe(0);
+    expect(await refunds(old)).toEqual([90_000]);
+    expect(await refunds(young)).toEqual([]);
+    // the young call ends on its own: all three images delivered, nothing refunded
+    expect(
+      await settleImageCall(h.database.db, { accountId: h.accountId, ref: young, refundMicroUsd: 0 }),
+    ).toEqual({ settled: true, refundedMicroUsd: 0 });
+    expect((await getAccount(h.database.db, h.accountId))!.balanceMicroUsd).toBe(before - 60_000);
+  });
+
+  it('settles each call once when several reconcilers sweep at the same time', async () => {
+    const refs = await Promise.all(
+      Array.from({ length: 5 }, () => abandonedImageCall(deps.config.imageSettleAfterMs + 1_000)),
+    );
+    // distinct lock keys: as if the Redis lock had expired under a slow sweep
+    const results = await Promise.all(
+      [1, 2, 3].map((i) =>
+        reconcileOnce({ ...deps, config: { ...deps.config, lockKey: `${deps.config.lockKey}:${i}` } }),
+      ),
+    );
+    expect(results.reduce((sum, r) => sum + r.imageCallsSettled, 0)).toBe(5);
+    for (const ref of refs) expect(await refunds(ref)).toEqual([90_000]);
   });
 });
 

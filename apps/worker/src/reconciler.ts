@@ -10,6 +10,7 @@ import {
   listDueDeliveries,
   type Logger,
   type Metrics,
+  sweepUnsettledImageCalls,
 } from '@mediagate/shared';
 import type { Queue } from 'bullmq';
 import { observeTransition } from './video/observe';
@@ -24,7 +25,13 @@ export interface ReconcilerDeps {
   /** timeouts are counted as transitions here when given */
   metrics?: Metrics;
   logger: Logger;
-  config: { intervalMs: number; graceMs: number; lockKey: string };
+  config: {
+    intervalMs: number;
+    graceMs: number;
+    /** image calls unsettled for longer than this are refunded in full (IMAGE_SETTLE_AFTER_MS) */
+    imageSettleAfterMs: number;
+    lockKey: string;
+  };
 }
 
 export interface SweepResult {
@@ -32,6 +39,8 @@ export interface SweepResult {
   expired: number;
   /** callback deliveries due whose job was gone, enqueued again */
   callbacksRequeued: number;
+  /** image calls left unsettled past their bound, refunded in full */
+  imageCallsSettled: number;
   skipped: boolean;
 }
 
@@ -40,20 +49,25 @@ const BATCH = 500;
 /**
  * One pass over every pending or processing task: fails those past their deadline (with refund)
  * and enqueues again those whose job is gone or dead (Redis flushed, restarted empty, attempts
- * exhausted). Idempotent: enqueueing uses the task id as job id, and every state change is a
- * compare-and-set. A Redis lock lets one replica sweep at a time.
+ * exhausted). Then refunds in full every image call left unsettled past its bound (its API process
+ * died or its settlement failed). Idempotent: enqueueing uses the task id as job id, every state
+ * change is a compare-and-set, and an image call settles once. A Redis lock lets one replica sweep
+ * at a time.
  */
 export async function reconcileOnce(deps: ReconcilerDeps): Promise<SweepResult> {
   const token = randomUUID();
   const ttl = Math.max(deps.config.intervalMs * 2, 10_000);
   const got = await deps.redis.set(deps.config.lockKey, token, 'PX', ttl, 'NX');
-  if (got !== 'OK') return { requeued: 0, expired: 0, callbacksRequeued: 0, skipped: true };
+  if (got !== 'OK') {
+    return { requeued: 0, expired: 0, callbacksRequeued: 0, imageCallsSettled: 0, skipped: true };
+  }
   try {
     const tasks = await sweep(deps);
     const callbacksRequeued = deps.callbacksQueue ? await sweepCallbacks(deps, deps.callbacksQueue) : 0;
+    const imageCallsSettled = await sweepImageCalls(deps);
     // Idempotency-Key records live 24 hours; drop the expired ones.
     await deleteExpiredIdempotencyKeys(deps.database.db);
-    return { ...tasks, callbacksRequeued, skipped: false };
+    return { ...tasks, callbacksRequeued, imageCallsSettled, skipped: false };
   } finally {
     // Release only our own lock (it may have expired and been taken by another replica).
     await deps.redis.eval(
@@ -134,6 +148,21 @@ async function sweepCallbacks(deps: ReconcilerDeps, queue: Queue): Promise<numbe
   }
   if (requeued) deps.logger.info({ requeued }, 'reconciler re-enqueued callback deliveries');
   return requeued;
+}
+
+/**
+ * Refunds in full every image call whose settlement never committed within its bound (see
+ * sweepUnsettledImageCalls), counted as `swept` settlements.
+ */
+async function sweepImageCalls(deps: ReconcilerDeps): Promise<number> {
+  const swept = await sweepUnsettledImageCalls(deps.database.db, {
+    olderThanMs: deps.config.imageSettleAfterMs,
+    log: deps.logger,
+  });
+  if (swept.length > 0) deps.metrics?.imageSettlements.inc({ outcome: 'swept' }, swept.length);
+  if (swept.length > 0)
+    deps.logger.info({ imageCallsSettled: swept.length }, 'reconciler settled image calls');
+  return swept.length;
 }
 
 /** Sweeps every `intervalMs` until stopped; the first sweep runs at once. */

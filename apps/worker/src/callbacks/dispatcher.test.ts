@@ -212,7 +212,12 @@ describe('callback dispatcher (real HTTP receivers)', () => {
       videoQueue: h.queue, // no video tasks are active in this file
       callbacksQueue: h.queue,
       logger: createLogger({ service: 'reconciler-test', level: 'silent' }),
-      config: { intervalMs: 1_000, graceMs: 0, lockKey: `${h.prefix}:reconciler-lock` },
+      config: {
+        intervalMs: 1_000,
+        graceMs: 0,
+        imageSettleAfterMs: 15 * 60_000,
+        lockKey: `${h.prefix}:reconciler-lock`,
+      },
     };
     const res = await reconcileOnce(deps);
     expect(res.callbacksRequeued).toBeGreaterThanOrEqual(1);
