@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { intFromEnv } from '../config/env';
 
+/** The deadline of one image call when IMAGE_CALL_TIMEOUT_MS is not set. */
+export const DEFAULT_IMAGE_CALL_TIMEOUT_MS = 10 * 60_000;
+
 /** How long past the longest image call the reconciler waits before it settles one left open. */
 export const IMAGE_SETTLE_MARGIN_MS = 5 * 60_000;
 
@@ -14,7 +17,7 @@ export const imageCallEnvSchema = z.object({
    * An image call (every upstream attempt, fail-over and download included) not finished after
    * this long is answered 500 and refunded in full; keep it above IMAGE_UPSTREAM_TIMEOUT_MS.
    */
-  IMAGE_CALL_TIMEOUT_MS: intFromEnv(10 * 60_000, 1_000),
+  IMAGE_CALL_TIMEOUT_MS: intFromEnv(DEFAULT_IMAGE_CALL_TIMEOUT_MS, 1_000),
   /**
    * The reconciler refunds in full an image call still unsettled this long after its charge (its
    * API process died, or its settlement failed). Unset: IMAGE_CALL_TIMEOUT_MS + 5 minutes.

@@ -10,6 +10,7 @@ import type { Metrics } from '../metrics';
 import { type ArkImageRequest, ArkImagesClient } from '../upstream/ark-images';
 import type { ChannelPool } from '../upstream/channel-pool';
 import { DashScopeImageEditClient } from '../upstream/dashscope-image-edit';
+import { DEFAULT_IMAGE_CALL_TIMEOUT_MS } from './image-call-config';
 import type { ImageJob } from './image-request';
 import { apiErrorFromUpstream, publicItemFailure } from './upstream-errors';
 
@@ -70,7 +71,7 @@ export class ImageService {
   private readonly callTimeoutMs: number;
 
   constructor(private readonly deps: ImageServiceDeps) {
-    this.callTimeoutMs = deps.callTimeoutMs ?? 10 * 60_000;
+    this.callTimeoutMs = deps.callTimeoutMs ?? DEFAULT_IMAGE_CALL_TIMEOUT_MS;
   }
 
   /**
