@@ -1,7 +1,8 @@
 import { and, eq, gte, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { accounts, apiKeys, ledgerEntries, usageRecords } from '../db/schema';
-import { InsufficientQuotaError, PermissionDeniedError } from '../errors';
+import { reserveVideoSlot } from '../accounts/video-slots';
+import { ConcurrencyLimitError, InsufficientQuotaError, PermissionDeniedError } from '../errors';
 
 export interface ChargeArgs {
   accountId: string;
@@ -24,71 +25,112 @@ export interface ChargeArgs {
    * reconciler's sweepUnsettledImageCalls if it never does). The usage record is written unsettled.
    */
   settlesLater?: boolean;
+  /** a video task: also take one of the account's unfinished-video-task slots, at most `max` taken */
+  videoSlot?: { max?: number };
 }
 
 /**
  * Takes `amountMicroUsd` from the account for the call `ref`, inside the caller's transaction,
  * and writes the ledger row and the usage record. With `keyId`, also raises the key's used amount
- * and checks its quota and model allow-list in the same transaction. Throws (and, with the
- * caller's transaction rolled back, changes nothing): InsufficientQuotaError when the balance or
- * the key's remaining quota does not cover the price, PermissionDeniedError when the key may not
- * use `model`. Idempotent per ref: a second charge for the same ref is refused by the ledger's
- * unique index. Concurrent charges of one account serialize on its row, so the balance is never
- * overdrawn.
+ * and checks its quota and model allow-list in the same transaction. With `videoSlot`, also takes
+ * one of the account's unfinished-video-task slots (see video-slots.ts). Throws (and, with the
+ * caller's transaction rolled back, changes nothing), in this order of precedence:
+ * InsufficientQuotaError when the balance does not cover the price, PermissionDeniedError when
+ * the key may not use `model`, InsufficientQuotaError when the key's remaining quota does not
+ * cover it, ConcurrencyLimitError when the account has no free video slot. Idempotent per ref: a
+ * second charge for the same ref is refused by the ledger's unique index. Concurrent charges of
+ * one account serialize on its row, so the balance is never overdrawn.
+ *
+ * One statement, one round trip: the account row stays locked from this statement to the
+ * caller's commit, so callers charge last in their transaction.
  */
 export async function chargeForCall(tx: DbOrTx, args: ChargeArgs): Promise<void> {
-  if (args.amountMicroUsd <= 0) return;
-  // Lock order everywhere: the account row, then the key row (refunds do the same), so
-  // concurrent charges and refunds cannot deadlock.
-  const updated = await tx
-    .update(accounts)
-    .set({
-      balanceMicroUsd: sql`${accounts.balanceMicroUsd} - ${args.amountMicroUsd}`,
-      updatedAt: new Date(),
-    })
-    .where(and(eq(accounts.id, args.accountId), gte(accounts.balanceMicroUsd, args.amountMicroUsd)))
-    .returning({ id: accounts.id });
-  if (updated.length === 0) throw new InsufficientQuotaError();
-  if (args.keyId) {
-    const [key] = await tx
-      .update(apiKeys)
-      .set({
-        usedMicroUsd: sql`${apiKeys.usedMicroUsd} + ${args.amountMicroUsd}`,
-        lastUsedAt: new Date(),
-      })
-      .where(and(eq(apiKeys.id, args.keyId), eq(apiKeys.accountId, args.accountId)))
-      .returning({
-        used: apiKeys.usedMicroUsd,
-        quota: apiKeys.quotaMicroUsd,
-        allowedModels: apiKeys.allowedModels,
-      });
-    if (!key)
-      throw new Error(`chargeForCall: key ${args.keyId} does not belong to account ${args.accountId}`);
-    if (args.model !== undefined && key.allowedModels && !key.allowedModels.includes(args.model)) {
-      throw new PermissionDeniedError(`This API key may not use the model '${args.model}'.`);
+  if (args.amountMicroUsd <= 0) {
+    if (args.videoSlot && !(await reserveVideoSlot(tx, args.accountId, args.videoSlot.max))) {
+      throw new ConcurrencyLimitError(args.videoSlot.max ?? 0);
     }
-    if (key.quota !== null && key.used > key.quota) {
-      throw new InsufficientQuotaError(
-        "This API key's quota does not cover this request. Raise the key's quota or use another key.",
-      );
-    }
+    return;
   }
-  await tx.insert(ledgerEntries).values({
-    accountId: args.accountId,
-    kind: 'charge',
-    amountMicroUsd: -args.amountMicroUsd,
-    ref: args.ref,
-  });
-  await tx.insert(usageRecords).values({
-    accountId: args.accountId,
-    apiKeyId: args.keyId ?? null,
-    ref: args.ref,
-    model: args.model ?? null,
-    units: args.units ?? 1,
-    costMicroUsd: args.amountMicroUsd,
-    requestId: args.requestId ?? null,
-    ...(args.settlesLater ? { settledAt: null } : {}),
-  });
+  const amount = args.amountMicroUsd;
+  const max = args.videoSlot?.max;
+  for (let attempt = 0; ; attempt += 1) {
+    // Lock order everywhere: the account row, then the key row (refunds do the same), so
+    // concurrent charges and refunds cannot deadlock. The key update reads `acct`, so it runs
+    // after the account update; the inserts run only when the account was charged.
+    const { rows } = await tx.execute<ChargeRow>(sql`
+      with acct as (
+        update accounts
+        set balance_micro_usd = balance_micro_usd - ${amount}::bigint,
+            ${args.videoSlot ? sql`active_video_tasks = active_video_tasks + 1,` : sql``}
+            updated_at = now()
+        where id = ${args.accountId} and balance_micro_usd >= ${amount}::bigint
+          ${max === undefined ? sql`` : sql`and active_video_tasks < ${max}::int`}
+        returning id
+      ), k as (
+        update api_keys
+        set used_micro_usd = used_micro_usd + ${amount}::bigint, last_used_at = now()
+        where id = ${args.keyId ?? null}::text and account_id = ${args.accountId}
+          and exists (select 1 from acct)
+        returning used_micro_usd, quota_micro_usd, allowed_models
+      ), l as (
+        insert into ledger_entries (account_id, kind, amount_micro_usd, ref)
+        select ${args.accountId}::text, 'charge', ${-amount}::bigint, ${args.ref}::text from acct
+      ), u as (
+        insert into usage_records (account_id, api_key_id, ref, model, units, cost_micro_usd, request_id, settled_at)
+        select ${args.accountId}::text, ${args.keyId ?? null}::text, ${args.ref}::text, ${args.model ?? null}::text,
+               ${args.units ?? 1}::int, ${amount}::bigint, ${args.requestId ?? null}::text,
+               ${args.settlesLater ? sql`null` : sql`now()`}
+        from acct
+      )
+      select (select count(*) from acct)::int as charged, (select count(*) from k)::int as keyed,
+             k.used_micro_usd::text as used, k.quota_micro_usd::text as quota, k.allowed_models
+      from (select 1) as one left join k on true`);
+    const row = rows[0]!;
+    if (row.charged === 1) {
+      if (!args.keyId) return;
+      if (row.keyed !== 1) {
+        throw new Error(`chargeForCall: key ${args.keyId} does not belong to account ${args.accountId}`);
+      }
+      checkKey(args, row);
+      return;
+    }
+    // Not charged: find out why, with the precedence above. A state that allows the charge
+    // again (another transaction moved the balance or the slots meanwhile) retries it.
+    const { rows: why } = await tx.execute<ChargeRow & { funded: boolean; free: boolean }>(sql`
+      select a.balance_micro_usd >= ${amount}::bigint as funded,
+             ${max === undefined ? sql`true` : sql`a.active_video_tasks < ${max}::int`} as free,
+             (k.used_micro_usd + ${amount}::bigint)::text as used, k.quota_micro_usd::text as quota,
+             k.allowed_models
+      from accounts a left join api_keys k on k.id = ${args.keyId ?? null}::text and k.account_id = a.id
+      where a.id = ${args.accountId}`);
+    const state = why[0];
+    if (!state?.funded) throw new InsufficientQuotaError();
+    if (args.keyId) checkKey(args, state);
+    if (!state.free) throw new ConcurrencyLimitError(max ?? 0);
+    if (attempt >= 2)
+      throw new Error(`chargeForCall: the charge of ${args.ref} kept missing its account row`);
+  }
+}
+
+interface ChargeRow {
+  [column: string]: unknown;
+  charged: number;
+  keyed: number;
+  /** the key's used amount including this charge (bigint as text) */
+  used: string | null;
+  quota: string | null;
+  allowed_models: string[] | null;
+}
+
+function checkKey(args: ChargeArgs, key: Pick<ChargeRow, 'used' | 'quota' | 'allowed_models'>): void {
+  if (args.model !== undefined && key.allowed_models && !key.allowed_models.includes(args.model)) {
+    throw new PermissionDeniedError(`This API key may not use the model '${args.model}'.`);
+  }
+  if (key.quota !== null && key.used !== null && BigInt(key.used) > BigInt(key.quota)) {
+    throw new InsufficientQuotaError(
+      "This API key's quota does not cover this request. Raise the key's quota or use another key.",
+    );
+  }
 }
 
 /**

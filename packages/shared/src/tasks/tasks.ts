@@ -3,8 +3,7 @@ import type { Db, DbOrTx } from '../db/client';
 import { tasks, type TaskRow, type TaskStatus } from '../db/schema';
 import { chargeForCall, refundCall } from '../billing/ledger';
 import { claimIdempotencyKey, type IdempotencyClaim } from './idempotency';
-import { releaseVideoSlot, reserveVideoSlot } from '../accounts/video-slots';
-import { ConcurrencyLimitError } from '../errors';
+import { releaseVideoSlot } from '../accounts/video-slots';
 import { recordTaskEvent } from '../webhooks/outbox';
 
 /** Allowed moves of the task state machine; terminal states have none. */
@@ -46,6 +45,11 @@ export async function createVideoTask(db: Db, task: NewVideoTask): Promise<TaskR
   const { maxActiveTasks, idempotency, ...values } = task;
   return db.transaction(async (tx) => {
     if (idempotency) await claimIdempotencyKey(tx, task.accountId, idempotency, task.id);
+    const [row] = await tx
+      .insert(tasks)
+      .values({ ...values, status: 'pending' })
+      .returning();
+    // charged last: the account row it locks stays locked only until the commit that follows
     await chargeForCall(tx, {
       accountId: task.accountId,
       amountMicroUsd: task.priceMicroUsd,
@@ -54,14 +58,8 @@ export async function createVideoTask(db: Db, task: NewVideoTask): Promise<TaskR
       model: task.model,
       units: 1,
       requestId: task.requestId,
+      videoSlot: { max: maxActiveTasks },
     });
-    if (!(await reserveVideoSlot(tx, task.accountId, maxActiveTasks))) {
-      throw new ConcurrencyLimitError(maxActiveTasks ?? 0);
-    }
-    const [row] = await tx
-      .insert(tasks)
-      .values({ ...values, status: 'pending' })
-      .returning();
     return row!;
   });
 }
