@@ -10,6 +10,7 @@ import {
   createSsrfPolicy,
   createSsrfSafeAgent,
   createVideoQueue,
+  enqueueNewDeliveries,
   enqueueTaskCallbacks,
   DashScopeVideoClient,
   exitOnStartupError,
@@ -70,6 +71,7 @@ async function main(): Promise<void> {
       },
       callbacks: {
         enqueueForTask: (taskId) => enqueueTaskCallbacks(database.db, callbacksQueue, taskId),
+        enqueueNew: (deliveryIds) => enqueueNewDeliveries(callbacksQueue, deliveryIds),
       },
       metrics,
     });

@@ -1,7 +1,7 @@
 import {
   activeSigningSecrets,
   type Database,
-  getDelivery,
+  getDeliveryToSend,
   getWebhookSettings,
   type JobPayload,
   judgeAttempt,
@@ -68,7 +68,8 @@ export function createCallbackProcessor(deps: CallbackDispatcherDeps) {
 
   return async function deliverCallback(job: CallbackJob, token?: string): Promise<void> {
     const { deliveryId } = job.data;
-    const delivery = await getDelivery(db, deliveryId);
+    const found = await getDeliveryToSend(db, deliveryId);
+    const delivery = found?.delivery;
     if (delivery?.status !== 'pending') return;
     if (delivery.nextAttemptAt.getTime() > Date.now() + EARLY_MS) {
       return later(job, token, delivery.nextAttemptAt.getTime());
@@ -91,7 +92,7 @@ export function createCallbackProcessor(deps: CallbackDispatcherDeps) {
         return later(job, token, Date.now() + deps.config.hostBusyDelayMs * (0.5 + random()));
       }
       try {
-        const settings = await getWebhookSettings(db, delivery.accountId);
+        const settings = found?.settings ?? (await getWebhookSettings(db, delivery.accountId));
         const sentAt = new Date();
         const headers = signWebhook(
           activeSigningSecrets(settings, sentAt),

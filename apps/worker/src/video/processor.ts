@@ -12,6 +12,7 @@ import {
   startTask,
   succeedTask,
   type TaskRow,
+  type TaskTransition,
   shouldFailOver,
   UpstreamError,
   updateProgress,
@@ -43,7 +44,12 @@ export interface VideoProcessorDeps {
    * Hands a task's committed callback deliveries to the dispatcher (commit, then enqueue). Optional:
    * without it (or when it fails) the reconciler enqueues them.
    */
-  callbacks?: { enqueueForTask: (taskId: string) => Promise<unknown> };
+  callbacks?: {
+    /** reads the task's pending deliveries and enqueues them (for a move another process made) */
+    enqueueForTask: (taskId: string) => Promise<unknown>;
+    /** enqueues deliveries this process has just committed */
+    enqueueNew: (deliveryIds: string[]) => Promise<unknown>;
+  };
   /** transitions, their timings and upstream calls are counted here when given */
   metrics?: Metrics;
 }
@@ -86,27 +92,41 @@ function submissionFor(row: TaskRow, deps: VideoProcessorDeps): VideoSubmission 
 export function createVideoProcessor(deps: VideoProcessorDeps) {
   const { db } = deps.database;
   const client = observedVideoClient(deps.client, deps.metrics);
-  const observed = (row: TaskRow | null) => {
+  const observed = <T extends TaskRow>(row: T | null) => {
     observeTransition(deps.metrics, row);
     return row;
   };
   const start = async (id: string) => observed(await startTask(db, id));
-  const fail = async (id: string, error: { code: string; message: string }) =>
-    observed(await failTask(db, id, error));
-  const succeed = async (id: string, result: { videoUrl: string; usage?: unknown }) =>
-    observed(await succeedTask(db, id, result));
 
-  const notifyCallbacks = async (taskId: string, log: Logger) => {
-    if (!deps.callbacks) return;
-    await deps.callbacks
-      .enqueueForTask(taskId)
-      .catch((err: unknown) => log.warn({ err }, 'callback enqueue failed; the reconciler will enqueue it'));
+  /**
+   * Hands callback deliveries to the dispatcher: those `made` by this process's own move, as
+   * they are, or, when another process made the move, whatever the task has pending.
+   */
+  const notifyCallbacks = async (taskId: string, made: TaskTransition | null, log: Logger) => {
+    if (!deps.callbacks || made?.deliveryIds.length === 0) return;
+    await (made ? deps.callbacks.enqueueNew(made.deliveryIds) : deps.callbacks.enqueueForTask(taskId)).catch(
+      (err: unknown) => log.warn({ err }, 'callback enqueue failed; the reconciler will enqueue it'),
+    );
   };
 
-  const run = async (job: VideoJob, token: string | undefined, log: Logger): Promise<void> => {
+  /** Runs the task one step; returns the terminal move it made, if it made one. */
+  const run = async (
+    job: VideoJob,
+    token: string | undefined,
+    log: Logger,
+  ): Promise<TaskTransition | null> => {
     const { taskId } = job.data;
+    let ended: TaskTransition | null = null;
+    const fail = async (id: string, error: { code: string; message: string }) => {
+      ended = observed(await failTask(db, id, error));
+      return ended;
+    };
+    const succeed = async (id: string, result: { videoUrl: string; usage?: unknown }) => {
+      ended = observed(await succeedTask(db, id, result));
+      return ended;
+    };
     let row = await getTask(db, taskId);
-    if (!row || isTerminal(row.status)) return;
+    if (!row || isTerminal(row.status)) return null;
 
     if (row.deadlineAt.getTime() <= Date.now()) {
       await fail(taskId, {
@@ -114,13 +134,14 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
         message: 'The task did not finish before its deadline.',
       });
       log.warn('task failed: deadline passed');
-      return;
+      return ended;
     }
     if (row.status === 'pending') {
-      row = (await start(taskId)) ?? (await getTask(db, taskId));
-      if (!row || isTerminal(row.status)) return;
+      const started = await start(taskId);
+      row = started ?? (await getTask(db, taskId));
+      if (!row || isTerminal(row.status)) return null;
       log.info('task processing');
-      if (callbackUrlOf(row.metadata)) await notifyCallbacks(taskId, log);
+      if (callbackUrlOf(row.metadata)) await notifyCallbacks(taskId, started, log);
     }
 
     const retry = async (err: UpstreamError): Promise<never> => {
@@ -151,7 +172,7 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
             'The upstream submission was interrupted and its outcome is unknown; the task was refunded. Please retry.',
         });
         log.error('submit outcome unknown after a crash; task failed without resubmitting');
-        return;
+        return ended;
       }
       // At most one submit per channel, and a fail-over only after an answer that proves the
       // channel created nothing (an HTTP error status, a refused connection): never a second task.
@@ -165,7 +186,7 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
         if (!deps.channels.acquire(channel.name)) continue;
         if (!(await markSubmitStarted(db, taskId, channel.name))) {
           deps.channels.release(channel.name);
-          return;
+          return ended;
         }
         let upstreamTaskId: string;
         try {
@@ -195,11 +216,11 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
               { code: err.details.code },
               'submit outcome uncertain; task failed without resubmitting',
             );
-            return;
+            return ended;
           }
           await fail(taskId, { code: err.details.code ?? 'upstream_error', message: err.message });
           log.warn({ code: err.details.code, status: err.details.status }, 'upstream refused the task');
-          return;
+          return ended;
         }
         deps.channels.succeeded(channel.name);
         await recordUpstreamTask(db, taskId, upstreamTaskId);
@@ -217,7 +238,7 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
           { code: lastErr.details.code, status: lastErr.details.status },
           'every channel refused the task',
         );
-        return;
+        return ended;
       }
       return retry(lastErr ?? deps.channels.unavailableError('dashscope'));
     }
@@ -229,7 +250,7 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
         message: 'The upstream channel that accepted this task is no longer configured.',
       });
       log.error({ channel: row.upstreamChannel }, 'task channel missing from configuration');
-      return;
+      return ended;
     }
     const wait = await deps.limiter.take('poll', channel.name);
     if (wait > 0) return later(job, token, wait, row.deadlineAt);
@@ -258,11 +279,11 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
             code: 'upstream_no_video',
             message: 'The upstream reported success without a video.',
           });
-          return;
+          return ended;
         }
         await succeed(taskId, { videoUrl: state.videoUrl, usage: state.usage });
         log.info('task succeeded');
-        return;
+        return ended;
       }
       default: {
         const code = state.code ?? `upstream_${state.status.toLowerCase()}`;
@@ -273,15 +294,16 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
             : `The upstream task ended ${state.status}.`);
         await fail(taskId, { code, message });
         log.warn({ code, upstreamStatus: state.status }, 'task failed upstream');
+        return ended;
       }
     }
   };
 
   return async function processVideoJob(job: VideoJob, token?: string): Promise<void> {
     const log = deps.logger.child({ taskId: job.data.taskId, requestId: job.data.requestId });
-    await run(job, token, log);
+    const ended = await run(job, token, log);
     // A run that returns (rather than waiting as a delayed job) has ended the task, or found it
     // ended: its callback deliveries are committed by now, so hand them to the dispatcher.
-    await notifyCallbacks(job.data.taskId, log);
+    await notifyCallbacks(job.data.taskId, ended, log);
   };
 }

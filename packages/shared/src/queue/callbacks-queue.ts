@@ -22,20 +22,24 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
  * so a job already waiting or running is left alone (adding is a no-op), a finished or dead one
  * is replaced, and with `promote` a delayed one is made due now (a manual redelivery). The
  * delivery row is the source of truth: the dispatcher reads it first, so an early or extra job
- * does no harm. Rejects after `timeoutMs` rather than hang when Redis does not answer.
+ * does no harm. Rejects after `timeoutMs` rather than hang when Redis does not answer. With
+ * `fresh` (a delivery whose row was just committed, so no job can exist for it yet) the job is
+ * added without first asking for an existing one's state.
  */
 export async function enqueueDelivery(
   queue: Queue,
   deliveryId: string,
-  opts: { at?: Date; promote?: boolean; timeoutMs?: number } = {},
+  opts: { at?: Date; promote?: boolean; fresh?: boolean; timeoutMs?: number } = {},
 ): Promise<void> {
   const spec = JOB_CATALOG['callback.deliver'];
   const run = async () => {
-    const state = await queue.getJobState(deliveryId);
-    if (state === 'failed' || state === 'completed') await queue.remove(deliveryId).catch(() => 0);
-    if (state === 'delayed' && opts.promote) {
-      await (await queue.getJob(deliveryId))?.promote().catch(() => {});
-      return;
+    if (!opts.fresh) {
+      const state = await queue.getJobState(deliveryId);
+      if (state === 'failed' || state === 'completed') await queue.remove(deliveryId).catch(() => 0);
+      if (state === 'delayed' && opts.promote) {
+        await (await queue.getJob(deliveryId))?.promote().catch(() => {});
+        return;
+      }
     }
     const delay = opts.at ? Math.max(0, opts.at.getTime() - Date.now()) : 0;
     await queue.add('callback.deliver', spec.schema.parse({ deliveryId }), {

@@ -115,15 +115,21 @@ export async function transitionTask(
   return rows[0] ?? null;
 }
 
+/** A move made by startTask, succeedTask or failTask, with the callback outbox rows it wrote. */
+export type TaskTransition = TaskRow & {
+  /** ids of the callback deliveries committed with the move: hand them to the dispatcher */
+  deliveryIds: string[];
+};
+
 /**
  * pending → processing, with its `video.processing` callback outbox row (when the account opted
  * in) in the same transaction. Null when the task was not pending.
  */
-export function startTask(db: DbOrTx, id: string): Promise<TaskRow | null> {
+export function startTask(db: DbOrTx, id: string): Promise<TaskTransition | null> {
   return db.transaction(async (tx) => {
     const row = await transitionTask(tx, id, 'processing', { startedAt: new Date(), progress: 0 });
-    if (row) await recordTaskEvent(tx, row, 'video.processing');
-    return row;
+    if (!row) return null;
+    return { ...row, deliveryIds: await recordTaskEvent(tx, row, 'video.processing') };
   });
 }
 
@@ -135,7 +141,7 @@ export async function succeedTask(
   db: Db,
   id: string,
   result: { videoUrl: string; usage?: unknown },
-): Promise<TaskRow | null> {
+): Promise<TaskTransition | null> {
   return db.transaction(async (tx) => {
     const row = await transitionTask(tx, id, 'succeeded', {
       videoUrl: result.videoUrl,
@@ -143,11 +149,9 @@ export async function succeedTask(
       progress: 100,
       completedAt: new Date(),
     });
-    if (row) {
-      await releaseVideoSlot(tx, row.accountId);
-      await recordTaskEvent(tx, row, 'video.succeeded');
-    }
-    return row;
+    if (!row) return null;
+    await releaseVideoSlot(tx, row.accountId);
+    return { ...row, deliveryIds: await recordTaskEvent(tx, row, 'video.succeeded') };
   });
 }
 
@@ -161,7 +165,7 @@ export async function failTask(
   id: string,
   error: { code: string; message: string },
   opts: { unlessSubmitting?: boolean } = {},
-): Promise<TaskRow | null> {
+): Promise<TaskTransition | null> {
   return db.transaction(async (tx) => {
     const row = await transitionTask(
       tx,
@@ -171,17 +175,15 @@ export async function failTask(
       // a submit under way (marked, no upstream id yet) must not be cut off: its outcome decides
       opts.unlessSubmitting ? or(isNull(tasks.submitStartedAt), isNotNull(tasks.upstreamTaskId)) : undefined,
     );
-    if (row) {
-      await releaseVideoSlot(tx, row.accountId);
-      await refundCall(tx, {
-        accountId: row.accountId,
-        amountMicroUsd: row.priceMicroUsd,
-        ref: row.id,
-        reason: `task failed: ${error.code}`,
-      });
-      await recordTaskEvent(tx, row, 'video.failed');
-    }
-    return row;
+    if (!row) return null;
+    await releaseVideoSlot(tx, row.accountId);
+    await refundCall(tx, {
+      accountId: row.accountId,
+      amountMicroUsd: row.priceMicroUsd,
+      ref: row.id,
+      reason: `task failed: ${error.code}`,
+    });
+    return { ...row, deliveryIds: await recordTaskEvent(tx, row, 'video.failed') };
   });
 }
 

@@ -19,3 +19,16 @@ export async function enqueueTaskCallbacks(
     await enqueueDelivery(queue, d.id, { at: d.nextAttemptAt, timeoutMs: opts.timeoutMs });
   return pending.length;
 }
+
+/**
+ * Hands deliveries written by a transaction that has just committed (their ids returned by
+ * recordTaskEvent, due now) to the dispatcher: one add each, without reading them back.
+ */
+export async function enqueueNewDeliveries(
+  queue: Queue,
+  deliveryIds: readonly string[],
+  opts: { timeoutMs?: number } = {},
+): Promise<number> {
+  for (const id of deliveryIds) await enqueueDelivery(queue, id, { fresh: true, timeoutMs: opts.timeoutMs });
+  return deliveryIds.length;
+}

@@ -1,7 +1,10 @@
 import { and, asc, eq, gt, gte, inArray, lte, sql } from 'drizzle-orm';
 import { ulid } from 'ulid';
 import type { Db, DbOrTx } from '../db/client';
+import { fromDriverRow } from '../db/driver-row';
 import {
+  type AccountWebhookSettingsRow,
+  accountWebhookSettings,
   type CallbackAttemptRow,
   type CallbackDeliveryRow,
   callbackAttempts,
@@ -95,6 +98,23 @@ export async function listDueDeliveries(
     .limit(opts.limit);
 }
 
+/**
+ * The delivery with its account's webhook settings (null when the account has none yet), in
+ * one query: what the dispatcher needs to sign and send it.
+ */
+export async function getDeliveryToSend(
+  db: DbOrTx,
+  id: string,
+): Promise<{ delivery: CallbackDeliveryRow; settings: AccountWebhookSettingsRow | null } | null> {
+  const rows = await db
+    .select({ delivery: callbackDeliveries, settings: accountWebhookSettings })
+    .from(callbackDeliveries)
+    .leftJoin(accountWebhookSettings, eq(accountWebhookSettings.accountId, callbackDeliveries.accountId))
+    .where(eq(callbackDeliveries.id, id))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
 export async function getDelivery(db: DbOrTx, id: string): Promise<CallbackDeliveryRow | null> {
   const rows = await db.select().from(callbackDeliveries).where(eq(callbackDeliveries.id, id)).limit(1);
   return rows[0] ?? null;
@@ -139,45 +159,36 @@ export interface AttemptRecord {
  * crash) nothing is written and null is returned. Otherwise returns the updated delivery.
  */
 export async function recordDeliveryAttempt(
-  db: Db,
+  db: DbOrTx,
   delivery: Pick<CallbackDeliveryRow, 'id' | 'attemptCount'>,
   attempt: AttemptRecord,
   verdict: AttemptVerdict,
   now = new Date(),
 ): Promise<CallbackDeliveryRow | null> {
-  return db.transaction(async (tx) => {
-    const next =
-      verdict.kind === 'retry'
-        ? { status: 'pending' as const, nextAttemptAt: new Date(now.getTime() + verdict.delayMs) }
-        : { status: verdict.kind, completedAt: now };
-    const rows = await tx
-      .update(callbackDeliveries)
-      .set({
-        ...next,
-        attemptCount: delivery.attemptCount + 1,
-        roundAttempts: sql`${callbackDeliveries.roundAttempts} + 1`,
-        lastAttemptAt: attempt.startedAt,
-        lastStatusCode: attempt.statusCode,
-        lastError: attempt.error ?? (verdict.kind === 'failed' ? verdict.reason : null),
-        updatedAt: now,
-      })
-      .where(
-        and(
-          eq(callbackDeliveries.id, delivery.id),
-          eq(callbackDeliveries.status, 'pending'),
-          eq(callbackDeliveries.attemptCount, delivery.attemptCount),
-        ),
-      )
-      .returning();
-    const row = rows[0];
-    if (!row) return null;
-    await tx.insert(callbackAttempts).values({
-      deliveryId: delivery.id,
-      attempt: delivery.attemptCount + 1,
-      ...attempt,
-    });
-    return row;
-  });
+  const next =
+    verdict.kind === 'retry'
+      ? sql`status = 'pending', next_attempt_at = ${new Date(now.getTime() + verdict.delayMs).toISOString()}::timestamptz`
+      : sql`status = ${verdict.kind}, completed_at = ${now.toISOString()}::timestamptz`;
+  const lastError = attempt.error ?? (verdict.kind === 'failed' ? verdict.reason : null);
+  // One statement: the attempt row is written only when the compare-and-set update applied.
+  const { rows } = await db.execute<Record<string, unknown>>(sql`
+    with d as (
+      update callback_deliveries
+      set ${next}, attempt_count = ${delivery.attemptCount + 1}::int, round_attempts = round_attempts + 1,
+          last_attempt_at = ${attempt.startedAt.toISOString()}::timestamptz,
+          last_status_code = ${attempt.statusCode}::int, last_error = ${lastError}::text,
+          updated_at = ${now.toISOString()}::timestamptz
+      where id = ${delivery.id} and status = 'pending' and attempt_count = ${delivery.attemptCount}::int
+      returning *
+    ), a as (
+      insert into callback_attempts (delivery_id, attempt, started_at, latency_ms, status_code, error, response_body)
+      select d.id, ${delivery.attemptCount + 1}::int, ${attempt.startedAt.toISOString()}::timestamptz,
+             ${attempt.latencyMs}::int, ${attempt.statusCode}::int, ${attempt.error}::text,
+             ${attempt.responseBody}::text
+      from d
+    )
+    select * from d`);
+  return rows[0] ? fromDriverRow(callbackDeliveries, rows[0]) : null;
 }
 
 /**
