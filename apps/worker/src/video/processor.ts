@@ -96,7 +96,7 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
     observeTransition(deps.metrics, row);
     return row;
   };
-  const start = async (id: string) => observed(await startTask(db, id));
+  const start = async (row: TaskRow) => observed(await startTask(db, row));
 
   /**
    * Hands callback deliveries to the dispatcher: those `made` by this process's own move, as
@@ -121,8 +121,8 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
       ended = observed(await failTask(db, id, error));
       return ended;
     };
-    const succeed = async (id: string, result: { videoUrl: string; usage?: unknown }) => {
-      ended = observed(await succeedTask(db, id, result));
+    const succeed = async (row: TaskRow, result: { videoUrl: string; usage?: unknown }) => {
+      ended = observed(await succeedTask(db, row, result));
       return ended;
     };
     let row = await getTask(db, taskId);
@@ -137,7 +137,7 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
       return ended;
     }
     if (row.status === 'pending') {
-      const started = await start(taskId);
+      const started = await start(row);
       row = started ?? (await getTask(db, taskId));
       if (!row || isTerminal(row.status)) return null;
       log.info('task processing');
@@ -281,7 +281,7 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
           });
           return ended;
         }
-        await succeed(taskId, { videoUrl: state.videoUrl, usage: state.usage });
+        await succeed(row, { videoUrl: state.videoUrl, usage: state.usage });
         log.info('task succeeded');
         return ended;
       }

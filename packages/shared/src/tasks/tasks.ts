@@ -4,7 +4,14 @@ import { tasks, type TaskRow, type TaskStatus } from '../db/schema';
 import { chargeForCall, refundCall } from '../billing/ledger';
 import { claimIdempotencyKey, type IdempotencyClaim } from './idempotency';
 import { releaseVideoSlot } from '../accounts/video-slots';
-import { recordTaskEvent } from '../webhooks/outbox';
+import {
+  type CallbackEventType,
+  callbackUrlOf,
+  newDeliveryId,
+  recordTaskEvent,
+  taskEventPayload,
+} from '../webhooks/outbox';
+import { fromDriverRow } from '../db/driver-row';
 
 /** Allowed moves of the task state machine; terminal states have none. */
 export const ALLOWED_FROM: Record<TaskStatus, readonly TaskStatus[]> = {
@@ -123,36 +130,74 @@ export type TaskTransition = TaskRow & {
 
 /**
  * pending → processing, with its `video.processing` callback outbox row (when the account opted
- * in) in the same transaction. Null when the task was not pending.
+ * in), in one statement. Null when the task was not pending. Pass the task's row as last read
+ * (the worker has it) to save reading it again; only its immutable fields are used.
  */
-export function startTask(db: DbOrTx, id: string): Promise<TaskTransition | null> {
-  return db.transaction(async (tx) => {
-    const row = await transitionTask(tx, id, 'processing', { startedAt: new Date(), progress: 0 });
-    if (!row) return null;
-    return { ...row, deliveryIds: await recordTaskEvent(tx, row, 'video.processing') };
-  });
+export async function startTask(db: DbOrTx, task: TaskRow | string): Promise<TaskTransition | null> {
+  const current = typeof task === 'string' ? await getTask(db, task) : task;
+  if (!current) return null;
+  const now = new Date();
+  return moveWithEvent(db, current, 'processing', { startedAt: now, progress: 0 }, 'video.processing', now);
 }
 
 /**
- * processing → succeeded with the video, and its `video.succeeded` callback outbox row, in one
- * transaction. Null when the task was not processing.
+ * processing → succeeded with the video, its `video.succeeded` callback outbox row, and the
+ * account's video slot given back, in one statement. Null when the task was not processing.
+ * `task` as in startTask.
  */
 export async function succeedTask(
-  db: Db,
-  id: string,
+  db: DbOrTx,
+  task: TaskRow | string,
   result: { videoUrl: string; usage?: unknown },
 ): Promise<TaskTransition | null> {
-  return db.transaction(async (tx) => {
-    const row = await transitionTask(tx, id, 'succeeded', {
-      videoUrl: result.videoUrl,
-      usage: result.usage ?? null,
-      progress: 100,
-      completedAt: new Date(),
-    });
-    if (!row) return null;
-    await releaseVideoSlot(tx, row.accountId);
-    return { ...row, deliveryIds: await recordTaskEvent(tx, row, 'video.succeeded') };
-  });
+  const current = typeof task === 'string' ? await getTask(db, task) : task;
+  if (!current) return null;
+  const now = new Date();
+  const patch = { videoUrl: result.videoUrl, usage: result.usage ?? null, progress: 100, completedAt: now };
+  return moveWithEvent(db, current, 'succeeded', patch, 'video.succeeded', now);
+}
+
+/**
+ * The compare-and-set move of `current` to `to` with its callback outbox row and, for a terminal
+ * move, the account's video slot given back: one statement, so it commits as one (the outbox
+ * invariant) in a single round trip, and the account row it locks is held only while the
+ * statement commits. The event body is built from `current` with the patch applied, which is
+ * exactly the updated row: what the patch does not set (id, model, metadata, created_at) never
+ * changes.
+ */
+async function moveWithEvent(
+  db: DbOrTx,
+  current: TaskRow,
+  to: 'processing' | 'succeeded',
+  patch: TaskPatch,
+  event: CallbackEventType,
+  now: Date,
+): Promise<TaskTransition | null> {
+  const update = db
+    .update(tasks)
+    .set({ ...patch, status: to, updatedAt: now })
+    .where(and(eq(tasks.id, current.id), inArray(tasks.status, [...ALLOWED_FROM[to]])))
+    .returning();
+  const url = callbackUrlOf(current.metadata);
+  const payload = url
+    ? taskEventPayload({ ...current, ...patch, status: to, updatedAt: now }, event, now)
+    : null;
+  const { rows } = await db.execute<Record<string, unknown>>(sql`
+    with t as (${update.getSQL()}),
+    ${isTerminal(to) ? sql`s as (update accounts set active_video_tasks = greatest(active_video_tasks - 1, 0) where id = (select account_id from t)),` : sql``}
+    d as (
+      insert into callback_deliveries (id, account_id, task_id, event_type, url, payload, next_attempt_at)
+      select ${newDeliveryId()}, t.account_id, t.id, ${event}, ${url}::text, ${payload}::text, ${now.toISOString()}::timestamptz
+      from t
+      where ${url}::text is not null
+        ${event === 'video.processing' ? sql`and exists (select 1 from account_webhook_settings w where w.account_id = t.account_id and w.send_processing)` : sql``}
+      on conflict do nothing
+      returning id
+    )
+    select t.*, array(select id from d) as delivery_ids from t`);
+  const raw = rows[0];
+  if (!raw) return null;
+  return { ...fromDriverRow(tasks, raw), deliveryIds: raw.delivery_ids as string[] };
 }
 
 /**

@@ -45,11 +45,7 @@ export async function recordTaskEvent(
   const url = callbackUrlOf(row.metadata);
   if (!url) return [];
   if (type === 'video.processing' && !(await processingEventsEnabled(tx, row.accountId))) return [];
-  const payload = JSON.stringify({
-    type,
-    created_at: Math.floor(now.getTime() / 1000),
-    data: toTaskObject(row),
-  });
+  const payload = taskEventPayload(row, type, now);
   const inserted = await tx
     .insert(callbackDeliveries)
     .values({
@@ -64,6 +60,11 @@ export async function recordTaskEvent(
     .onConflictDoNothing()
     .returning({ id: callbackDeliveries.id });
   return inserted.map((r) => r.id);
+}
+
+/** The body of a task event: `{type, created_at, data: <task object>}`, fixed when the event is recorded. */
+export function taskEventPayload(row: TaskRow, type: CallbackEventType, now: Date): string {
+  return JSON.stringify({ type, created_at: Math.floor(now.getTime() / 1000), data: toTaskObject(row) });
 }
 
 export interface DueDelivery {
