@@ -1,6 +1,6 @@
 import { createAccount, createToken, getAccount, getToken } from '../accounts';
 import type { Database } from '../db/client';
-import { InsufficientQuotaError, PermissionDeniedError } from '../errors';
+import { ConcurrencyLimitError, InsufficientQuotaError, PermissionDeniedError } from '../errors';
 import { openTestDatabase } from '../testing/services';
 import { chargeForCall, findLedgerMismatches, refundCall } from './ledger';
 import { finishUsage, listLedger, listUsage } from './statements';
@@ -23,6 +23,40 @@ const charge = (args: Parameters<typeof chargeForCall>[1]) =>
   database.db.transaction((tx) => chargeForCall(tx, args));
 
 describe('key quota in the charge path', () => {
+  it('on its own (no transaction), a refused charge changes nothing, and the first failed check is named', async () => {
+    const { accountId } = await account(1_000);
+    const { key } = await createToken(database.db, accountId, {
+      name: 'narrow',
+      quotaMicroUsd: 250,
+      allowedModels: ['a'],
+    });
+    const alone = (ref: string, over: Partial<Parameters<typeof chargeForCall>[1]> = {}) =>
+      chargeForCall(database.db, {
+        accountId,
+        keyId: key.id,
+        amountMicroUsd: 200,
+        ref,
+        model: 'a',
+        videoSlot: { max: 1 },
+        ...over,
+      });
+    const slots = async () => (await getAccount(database.db, accountId))!.activeVideoTasks;
+    await expect(alone('o-1', { amountMicroUsd: 5_000 })).rejects.toBeInstanceOf(InsufficientQuotaError);
+    await expect(alone('o-2', { model: 'b' })).rejects.toBeInstanceOf(PermissionDeniedError);
+    await expect(alone('o-3', { amountMicroUsd: 300 })).rejects.toThrow(/key's quota/);
+    expect(await balance(accountId)).toBe(1_000);
+    expect(await slots()).toBe(0);
+    expect((await getToken(database.db, accountId, key.id))!.usedMicroUsd).toBe(0);
+    await alone('o-4');
+    expect(await slots()).toBe(1);
+    await expect(alone('o-5', { amountMicroUsd: 10 })).rejects.toBeInstanceOf(ConcurrencyLimitError);
+    expect(await balance(accountId)).toBe(800);
+    expect((await getToken(database.db, accountId, key.id))!.usedMicroUsd).toBe(200);
+    expect((await listLedger(database.db, accountId, { limit: 10 })).data.map((e) => e.ref)).not.toContain(
+      'o-3',
+    );
+  });
+
   it('raises the key used amount, refuses past the quota, and gives quota back on refund', async () => {
     const { accountId } = await account(10_000);
     const { key } = await createToken(database.db, accountId, { name: 'capped', quotaMicroUsd: 500 });

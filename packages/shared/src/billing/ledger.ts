@@ -1,7 +1,6 @@
-import { and, eq, gte, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../db/client';
+import { and, eq, gte, type SQL, sql } from 'drizzle-orm';
+import { type DbOrTx, isTransaction } from '../db/client';
 import { accounts, apiKeys, ledgerEntries, usageRecords } from '../db/schema';
-import { reserveVideoSlot } from '../accounts/video-slots';
 import { ConcurrencyLimitError, InsufficientQuotaError, PermissionDeniedError } from '../errors';
 
 export interface ChargeArgs {
@@ -30,107 +29,134 @@ export interface ChargeArgs {
 }
 
 /**
- * Takes `amountMicroUsd` from the account for the call `ref`, inside the caller's transaction,
- * and writes the ledger row and the usage record. With `keyId`, also raises the key's used amount
- * and checks its quota and model allow-list in the same transaction. With `videoSlot`, also takes
- * one of the account's unfinished-video-task slots (see video-slots.ts). Throws (and, with the
- * caller's transaction rolled back, changes nothing), in this order of precedence:
+ * Takes `amountMicroUsd` from the account for the call `ref` and writes the ledger row and the
+ * usage record. With `keyId`, also raises the key's used amount and checks its quota and model
+ * allow-list. With `videoSlot`, also takes one of the account's unfinished-video-task slots (see
+ * video-slots.ts). Throws, having changed nothing, in this order of precedence:
  * InsufficientQuotaError when the balance does not cover the price, PermissionDeniedError when
  * the key may not use `model`, InsufficientQuotaError when the key's remaining quota does not
  * cover it, ConcurrencyLimitError when the account has no free video slot. Idempotent per ref: a
  * second charge for the same ref is refused by the ledger's unique index. Concurrent charges of
  * one account serialize on its row, so the balance is never overdrawn.
  *
- * One statement, one round trip: the account row stays locked from this statement to the
- * caller's commit, so callers charge last in their transaction.
+ * One statement, all or nothing: it works inside the caller's transaction (which a failure
+ * aborts) or on its own, committed by itself, so that the account row it locks is released
+ * as soon as it commits. `also` adds writes to the same statement (a CTE that runs only when
+ * the charge applies; it may read the `acct` CTE); its `returning` rows come back.
  */
-export async function chargeForCall(tx: DbOrTx, args: ChargeArgs): Promise<void> {
-  if (args.amountMicroUsd <= 0) {
-    if (args.videoSlot && !(await reserveVideoSlot(tx, args.accountId, args.videoSlot.max))) {
-      throw new ConcurrencyLimitError(args.videoSlot.max ?? 0);
-    }
-    return;
-  }
+export async function chargeForCall(
+  db: DbOrTx,
+  args: ChargeArgs,
+  also?: { name: string; sql: SQL },
+): Promise<Record<string, unknown>[]> {
   const amount = args.amountMicroUsd;
   const max = args.videoSlot?.max;
+  const keyId = args.keyId ?? null;
   for (let attempt = 0; ; attempt += 1) {
-    // Lock order everywhere: the account row, then the key row (refunds do the same), so
-    // concurrent charges and refunds cannot deadlock. The key update reads `acct`, so it runs
-    // after the account update; the inserts run only when the account was charged.
-    const { rows } = await tx.execute<ChargeRow>(sql`
-      with acct as (
-        update accounts
-        set balance_micro_usd = balance_micro_usd - ${amount}::bigint,
-            ${args.videoSlot ? sql`active_video_tasks = active_video_tasks + 1,` : sql``}
-            updated_at = now()
-        where id = ${args.accountId} and balance_micro_usd >= ${amount}::bigint
-          ${max === undefined ? sql`` : sql`and active_video_tasks < ${max}::int`}
-        returning id
-      ), k as (
-        update api_keys
-        set used_micro_usd = used_micro_usd + ${amount}::bigint, last_used_at = now()
-        where id = ${args.keyId ?? null}::text and account_id = ${args.accountId}
-          and exists (select 1 from acct)
-        returning used_micro_usd, quota_micro_usd, allowed_models
-      ), l as (
-        insert into ledger_entries (account_id, kind, amount_micro_usd, ref)
-        select ${args.accountId}::text, 'charge', ${-amount}::bigint, ${args.ref}::text from acct
-      ), u as (
-        insert into usage_records (account_id, api_key_id, ref, model, units, cost_micro_usd, request_id, settled_at)
-        select ${args.accountId}::text, ${args.keyId ?? null}::text, ${args.ref}::text, ${args.model ?? null}::text,
-               ${args.units ?? 1}::int, ${amount}::bigint, ${args.requestId ?? null}::text,
-               ${args.settlesLater ? sql`null` : sql`now()`}
-        from acct
-      )
-      select (select count(*) from acct)::int as charged, (select count(*) from k)::int as keyed,
-             k.used_micro_usd::text as used, k.quota_micro_usd::text as quota, k.allowed_models
-      from (select 1) as one left join k on true`);
-    const row = rows[0]!;
-    if (row.charged === 1) {
-      if (!args.keyId) return;
-      if (row.keyed !== 1) {
+    try {
+      // Lock order everywhere: the account row, then the key row (refunds do the same), so
+      // concurrent charges and refunds cannot deadlock. The key update reads `acct`, so it runs
+      // after the account update; the inserts run only when the account was charged. When a
+      // check fails, the last select aborts the whole statement naming the first failed check,
+      // read from the latest version of the row that refused (`for share`; the account row
+      // this statement charged cannot be locked again by it, so it is not read then).
+      const { rows } = await db.execute<Record<string, unknown>>(sql`
+        with acct as (
+          update accounts
+          set balance_micro_usd = balance_micro_usd - ${amount}::bigint,
+              ${args.videoSlot ? sql`active_video_tasks = active_video_tasks + 1,` : sql``}
+              updated_at = now()
+          where id = ${args.accountId} and balance_micro_usd >= ${amount}::bigint
+            ${max === undefined ? sql`` : sql`and active_video_tasks < ${max}::int`}
+          returning id
+        ), k as (
+          update api_keys
+          set used_micro_usd = used_micro_usd + ${amount}::bigint, last_used_at = now()
+          where id = ${keyId}::text and account_id = ${args.accountId}
+            and exists (select 1 from acct)
+            and (allowed_models is null or ${args.model ?? null}::text is null or ${args.model ?? null}::text = any(allowed_models))
+            and (quota_micro_usd is null or used_micro_usd + ${amount}::bigint <= quota_micro_usd)
+          returning id
+        ), l as (
+          insert into ledger_entries (account_id, kind, amount_micro_usd, ref)
+          select ${args.accountId}::text, 'charge', ${-amount}::bigint, ${args.ref}::text from acct
+          where ${amount}::bigint > 0
+        ), u as (
+          insert into usage_records (account_id, api_key_id, ref, model, units, cost_micro_usd, request_id, settled_at)
+          select ${args.accountId}::text, ${keyId}::text, ${args.ref}::text, ${args.model ?? null}::text,
+                 ${args.units ?? 1}::int, ${amount}::bigint, ${args.requestId ?? null}::text,
+                 ${args.settlesLater ? sql`null` : sql`now()`}
+          from acct
+          where ${amount}::bigint > 0
+        )${also ? sql`, ${sql.raw(also.name)} as (${also.sql})` : sql``}
+        select ${also ? sql`${sql.raw(also.name)}.*` : sql`1 as charged`}
+        from (
+          select case
+            when exists (select 1 from acct) and (${keyId}::text is null or exists (select 1 from k)) then true
+            when exists (select 1 from acct) then mediagate_abort_charge(coalesce((
+              select case
+                when kk.allowed_models is not null and ${args.model ?? null}::text is not null
+                  and not (${args.model ?? null}::text = any(kk.allowed_models)) then 'model'
+                when kk.quota_micro_usd is not null and kk.used_micro_usd + ${amount}::bigint > kk.quota_micro_usd then 'key_quota'
+                else 'retry'
+              end
+              from api_keys kk
+              where kk.id = ${keyId}::text and kk.account_id = ${args.accountId}
+              for share
+            ), 'key_missing')) = 0
+            else mediagate_abort_charge(coalesce((
+              select case
+                when a.balance_micro_usd < ${amount}::bigint then 'balance'
+                when ${keyId}::text is not null and kk.id is null then 'key_missing'
+                when kk.allowed_models is not null and ${args.model ?? null}::text is not null
+                  and not (${args.model ?? null}::text = any(kk.allowed_models)) then 'model'
+                when kk.quota_micro_usd is not null and kk.used_micro_usd + ${amount}::bigint > kk.quota_micro_usd then 'key_quota'
+                ${max === undefined ? sql`` : sql`when a.active_video_tasks >= ${max}::int then 'slots'`}
+                else 'retry'
+              end
+              from accounts a
+              left join api_keys kk on kk.id = ${keyId}::text and kk.account_id = a.id
+              where a.id = ${args.accountId}
+              for share of a
+            ), 'balance')) = 0
+          end as ok
+        ) as checked
+        ${also ? sql`cross join ${sql.raw(also.name)}` : sql``}
+        where checked.ok`);
+      return rows;
+    } catch (err) {
+      const reason = chargeAbortReason(err);
+      if (reason === null) throw err;
+      if (reason === 'balance') throw new InsufficientQuotaError();
+      if (reason === 'model') {
+        throw new PermissionDeniedError(`This API key may not use the model '${args.model}'.`);
+      }
+      if (reason === 'key_quota') {
+        throw new InsufficientQuotaError(
+          "This API key's quota does not cover this request. Raise the key's quota or use another key.",
+        );
+      }
+      if (reason === 'slots') throw new ConcurrencyLimitError(max ?? 0);
+      if (reason === 'key_missing') {
         throw new Error(`chargeForCall: key ${args.keyId} does not belong to account ${args.accountId}`);
       }
-      checkKey(args, row);
-      return;
+      // 'retry': the rows changed between the charge and the check. On its own the statement is
+      // simply run again; inside a transaction (now aborted) the charge is refused.
+      if (isTransaction(db) || attempt >= 2) throw new InsufficientQuotaError();
     }
-    // Not charged: find out why, with the precedence above. A state that allows the charge
-    // again (another transaction moved the balance or the slots meanwhile) retries it.
-    const { rows: why } = await tx.execute<ChargeRow & { funded: boolean; free: boolean }>(sql`
-      select a.balance_micro_usd >= ${amount}::bigint as funded,
-             ${max === undefined ? sql`true` : sql`a.active_video_tasks < ${max}::int`} as free,
-             (k.used_micro_usd + ${amount}::bigint)::text as used, k.quota_micro_usd::text as quota,
-             k.allowed_models
-      from accounts a left join api_keys k on k.id = ${args.keyId ?? null}::text and k.account_id = a.id
-      where a.id = ${args.accountId}`);
-    const state = why[0];
-    if (!state?.funded) throw new InsufficientQuotaError();
-    if (args.keyId) checkKey(args, state);
-    if (!state.free) throw new ConcurrencyLimitError(max ?? 0);
-    if (attempt >= 2)
-      throw new Error(`chargeForCall: the charge of ${args.ref} kept missing its account row`);
   }
 }
 
-interface ChargeRow {
-  [column: string]: unknown;
-  charged: number;
-  keyed: number;
-  /** the key's used amount including this charge (bigint as text) */
-  used: string | null;
-  quota: string | null;
-  allowed_models: string[] | null;
-}
-
-function checkKey(args: ChargeArgs, key: Pick<ChargeRow, 'used' | 'quota' | 'allowed_models'>): void {
-  if (args.model !== undefined && key.allowed_models && !key.allowed_models.includes(args.model)) {
-    throw new PermissionDeniedError(`This API key may not use the model '${args.model}'.`);
+/** The failed check named by mediagate_abort_charge (SQLSTATE MG001), or null for any other error. */
+function chargeAbortReason(err: unknown): string | null {
+  for (
+    let e = err as { code?: string; message?: string; cause?: unknown } | undefined;
+    e;
+    e = e.cause as typeof e
+  ) {
+    if (e.code === 'MG001') return e.message ?? 'balance';
   }
-  if (key.quota !== null && key.used !== null && BigInt(key.used) > BigInt(key.quota)) {
-    throw new InsufficientQuotaError(
-      "This API key's quota does not cover this request. Raise the key's quota or use another key.",
-    );
-  }
+  return null;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { Pool, type PoolConfig } from 'pg';
 import * as schema from './schema';
@@ -5,6 +6,11 @@ import * as schema from './schema';
 export type Db = NodePgDatabase<typeof schema>;
 /** A transaction handle, or the database itself where a function works either way. */
 export type DbOrTx = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
+
+/** Whether `db` is a transaction (its statements commit with it) rather than the pool. */
+export function isTransaction(db: DbOrTx): boolean {
+  return db instanceof PgTransaction;
+}
 
 export interface Database {
   pool: Pool;

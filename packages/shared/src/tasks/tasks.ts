@@ -41,7 +41,7 @@ export interface NewVideoTask {
 
 /**
  * Charges the task's price (checking the account balance and the key's quota and model
- * allow-list, see chargeForCall) and stores it `pending`, in one transaction. Throws, storing
+ * allow-list, see chargeForCall) and stores it `pending`, all or nothing (one statement). Throws, storing
  * nothing: InsufficientQuotaError when the balance or the key quota does not cover the price,
  * PermissionDeniedError when the key may not use the model, ConcurrencyLimitError when the
  * account already has `maxActiveTasks` unfinished tasks. The limit is exact under concurrency and
@@ -50,24 +50,33 @@ export interface NewVideoTask {
  */
 export async function createVideoTask(db: Db, task: NewVideoTask): Promise<TaskRow> {
   const { maxActiveTasks, idempotency, ...values } = task;
-  return db.transaction(async (tx) => {
-    if (idempotency) await claimIdempotencyKey(tx, task.accountId, idempotency, task.id);
-    const [row] = await tx
+  const create = async (on: DbOrTx) => {
+    const insert = on
       .insert(tasks)
       .values({ ...values, status: 'pending' })
       .returning();
-    // charged last: the account row it locks stays locked only until the commit that follows
-    await chargeForCall(tx, {
-      accountId: task.accountId,
-      amountMicroUsd: task.priceMicroUsd,
-      ref: task.id,
-      keyId: task.apiKeyId,
-      model: task.model,
-      units: 1,
-      requestId: task.requestId,
-      videoSlot: { max: maxActiveTasks },
-    });
-    return row!;
+    const [row] = await chargeForCall(
+      on,
+      {
+        accountId: task.accountId,
+        amountMicroUsd: task.priceMicroUsd,
+        ref: task.id,
+        keyId: task.apiKeyId,
+        model: task.model,
+        units: 1,
+        requestId: task.requestId,
+        videoSlot: { max: maxActiveTasks },
+      },
+      { name: 'created', sql: insert.getSQL() },
+    );
+    return fromDriverRow(tasks, row!);
+  };
+  // Without an Idempotency-Key the create is one statement committed on its own: the account
+  // row it locks is released as soon as it commits, not after another round trip.
+  if (!idempotency) return create(db);
+  return db.transaction(async (tx) => {
+    await claimIdempotencyKey(tx, task.accountId, idempotency, task.id);
+    return create(tx);
   });
 }
 
