@@ -37,6 +37,8 @@ export async function benchEnv(extraEnv: Record<string, string> = {}): Promise<B
     // the benchmark drives one account far beyond the default per-key and per-account limits
     RATE_LIMIT_RPM: '100000000',
     VIDEO_MAX_ACTIVE_TASKS: '100000000',
+    // up to 5 gateway processes and this one share the server's 100 connections
+    DATABASE_POOL_MAX: '15',
     ...extraEnv,
   };
   const { accountId, key } = await createAccount(database.db, {

@@ -25,7 +25,7 @@ import { createDevPaymentProvider, type PaymentProvider } from './payments/provi
 function main(): void {
   const config = loadConfig(apiEnvSchema);
   const logger = createLogger({ service: 'api', level: config.LOG_LEVEL });
-  const database = createDatabase(config.DATABASE_URL);
+  const database = createDatabase(config.DATABASE_URL, { max: config.DATABASE_POOL_MAX ?? 20 });
   const redis = createRedis(config.REDIS_URL, 'producer');
   const videoQueue = createVideoQueue(redis, config.QUEUE_PREFIX);
   const callbacksQueue = createCallbacksQueue(redis, config.QUEUE_PREFIX);

@@ -34,7 +34,9 @@ async function main(): Promise<void> {
   const config = loadConfig(workerEnvSchema, envWithArgs(process.argv.slice(2), process.env));
   const roles = new Set(config.WORKER_ROLE);
   const logger = createLogger({ service: `worker:${[...roles].join('+')}`, level: config.LOG_LEVEL });
-  const database = createDatabase(config.DATABASE_URL, { max: Math.min(config.VIDEO_CONCURRENCY + 5, 30) });
+  const database = createDatabase(config.DATABASE_URL, {
+    max: config.DATABASE_POOL_MAX ?? Math.min(config.VIDEO_CONCURRENCY + 5, 30),
+  });
   const redis = createRedis(config.REDIS_URL, 'worker');
   const videoQueue = createVideoQueue(redis, config.QUEUE_PREFIX);
   const callbacksQueue = createCallbacksQueue(redis, config.QUEUE_PREFIX);

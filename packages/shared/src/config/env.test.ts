@@ -14,4 +14,11 @@ describe('loadConfig', () => {
       expect((err as Error).message).toMatch(/LOG_LEVEL/);
     }
   });
+  it('reads DATABASE_POOL_MAX as a bounded integer, unset by default', () => {
+    expect(loadConfig(baseEnvSchema, {}).DATABASE_POOL_MAX).toBeUndefined();
+    expect(loadConfig(baseEnvSchema, { DATABASE_POOL_MAX: '12' }).DATABASE_POOL_MAX).toBe(12);
+    for (const bad of ['1', 'many', '2.5', '5000']) {
+      expect(() => loadConfig(baseEnvSchema, { DATABASE_POOL_MAX: bad })).toThrow(/DATABASE_POOL_MAX/);
+    }
+  });
 });

@@ -4,6 +4,12 @@ import { ConfigError } from '../errors';
 /** Variables every process reads. Apps extend this with their own. */
 export const baseEnvSchema = z.object({
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/mediagate'),
+  /**
+   * Most Postgres connections this process opens. Unset: 20 for the API, and for a worker the
+   * video concurrency plus 5, at most 30. The fleet's total must stay under the server's
+   * max_connections (or the pooler's limit).
+   */
+  DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(1000).optional(),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /**
