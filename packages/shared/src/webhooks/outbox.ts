@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, gte, inArray, lte, sql } from 'drizzle-orm';
-import { ulid } from 'ulid';
 import type { Db, DbOrTx } from '../db/client';
 import { fromDriverRow } from '../db/driver-row';
+import { newUlid } from '../ids';
 import {
   type AccountWebhookSettingsRow,
   accountWebhookSettings,
@@ -20,7 +20,7 @@ export type CallbackEventType = (typeof CALLBACK_EVENT_TYPES)[number];
 
 /** Delivery ids are the Standard Webhooks message ids: `msg_` + a ULID. */
 export function newDeliveryId(): string {
-  return `msg_${ulid()}`;
+  return `msg_${newUlid()}`;
 }
 
 /** The task's `metadata.callback_url`, or null when it has none. */
