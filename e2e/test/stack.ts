@@ -73,6 +73,8 @@ export async function startStack(
     UPSTREAM_RETRY_BASE_MS: '50',
     UPSTREAM_RETRY_MAX_MS: '500',
     VIDEO_LOCK_DURATION_MS: '2000',
+    // up to 9 processes per stack share the test server's 100 connections with other test files
+    DATABASE_POOL_MAX: '8',
     RECONCILER_INTERVAL_MS: '300',
     RECONCILER_GRACE_MS: '0',
     // tests poll tasks many times a second with one key; rate limits have their own tests

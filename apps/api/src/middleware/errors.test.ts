@@ -1,5 +1,9 @@
+import type { AddressInfo } from 'node:net';
+import { createDatabase, createLogger } from '@mediagate/shared';
+import express from 'express';
 import { consoleAccount, consoleCall } from '../../test/console';
 import { call, expectError, startTestApi, type TestApi, videoBody } from '../../test/harness';
+import { errorHandler } from './errors';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -65,5 +69,37 @@ describe('error envelope everywhere', () => {
         'invalid_request',
       );
     });
+  });
+});
+
+describe('Postgres refusing connections', () => {
+  it('answers 503 service_unavailable with Retry-After when the server has no connection to give', async () => {
+    // a real refusal (SQLSTATE 53300): a role allowed no connections at all
+    const role = `mg_full_${Date.now().toString(36)}`;
+    await api.database.pool.query(`create role ${role} login connection limit 0`);
+    const url = new URL(api.database.pool.options.connectionString!);
+    url.username = role;
+    const refused = createDatabase(url.toString(), { max: 1 });
+    const app = express();
+    app.get('/probe', async (_req, _res, next) => {
+      try {
+        await refused.pool.query('select 1');
+      } catch (err) {
+        next(err);
+      }
+    });
+    app.use(errorHandler(createLogger({ service: 'test', level: 'silent' })));
+    const server = app.listen(0, '127.0.0.1');
+    try {
+      await new Promise((r) => server.once('listening', r));
+      const { port } = server.address() as AddressInfo;
+      const res = await fetch(`http://127.0.0.1:${port}/probe`);
+      await expectError(res, 503, 'service_unavailable');
+      expect(res.headers.get('retry-after')).toBeTruthy();
+    } finally {
+      server.close();
+      await refused.close();
+      await api.database.pool.query(`drop role ${role}`);
+    }
   });
 });

@@ -62,6 +62,7 @@ const DOWN_CODES = new Set([
   '57P01', // admin shutdown
   '57P02', // crash shutdown
   '57P03', // cannot connect now
+  '53300', // too many connections (the server's max_connections, or a role's limit)
   '08000',
   '08001',
   '08003',

@@ -213,8 +213,11 @@ describe('token limits on the API', () => {
     // the last-used update runs off the request path: wait until it has landed before counting
     await waitFor(
       async () =>
-        (await api.database.pool.query(`select 1 from api_keys where id = $1 and last_used_at is not null`, [keyId]))
-          .rowCount === 1,
+        (
+          await api.database.pool.query(`select 1 from api_keys where id = $1 and last_used_at is not null`, [
+            keyId,
+          ])
+        ).rowCount === 1,
       { what: 'the first request to record last_used_at' },
     );
     const spy = jest.spyOn(api.database.pool, 'query');

@@ -147,6 +147,33 @@ describe('video processor against the simulator', () => {
     }
   });
 
+  it('keeps trying to store the upstream id after a submit when Postgres refuses the write', async () => {
+    const pool = h.database.pool;
+    // a sequence counts the refusals: unlike a table row, nextval survives the refused statement
+    await pool.query(`
+      drop sequence if exists upstream_id_writes;
+      create sequence upstream_id_writes;
+      create or replace function refuse_upstream_id() returns trigger language plpgsql as $$
+      begin
+        if new.upstream_task_id is not null and old.upstream_task_id is null
+           and nextval('upstream_id_writes') <= 2 then
+          raise exception 'refused for the test';
+        end if;
+        return new;
+      end $$;
+      create or replace trigger refuse_upstream_id before update on tasks
+        for each row execute function refuse_upstream_id();`);
+    try {
+      const id = await h.createTask();
+      const row = await settled(id);
+      expect(row.status).toBe('succeeded');
+      expect((await pool.query('select last_value from upstream_id_writes')).rows[0].last_value).toBe('3');
+      expect((await sim.stats()).video.submitted).toBe(1);
+    } finally {
+      await pool.query('drop trigger refuse_upstream_id on tasks');
+    }
+  });
+
   it('resumes a task that already has an upstream id without submitting again', async () => {
     const id = await h.createTask({ enqueue: false });
     const upstreamId = await submitSimVideo(sim.url);

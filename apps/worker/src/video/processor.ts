@@ -54,6 +54,9 @@ export interface VideoProcessorDeps {
   metrics?: Metrics;
 }
 
+/** tries at storing an upstream id, about 26 s of backoff in all */
+const STORE_UPSTREAM_ID_ATTEMPTS = 10;
+
 type VideoJob = Job<JobPayload<'video.run'> & { upstreamRetries?: number }>;
 
 /** Re-schedules the job `ms` from now without holding a worker slot (BullMQ delayed job). */
@@ -107,6 +110,29 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
     await (made ? deps.callbacks.enqueueNew(made.deliveryIds) : deps.callbacks.enqueueForTask(taskId)).catch(
       (err: unknown) => log.warn({ err }, 'callback enqueue failed; the reconciler will enqueue it'),
     );
+  };
+
+  /**
+   * Stores the upstream id a submit just returned. Until it is stored the id exists only here,
+   * and a task whose submit mark has no id is failed as interrupted (never submitted again), so
+   * a database error here is retried for about half a minute before giving up.
+   */
+  const storeUpstreamId = async (taskId: string, upstreamTaskId: string, channel: string, log: Logger) => {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await recordUpstreamTask(db, taskId, upstreamTaskId);
+      } catch (err) {
+        if (attempt >= STORE_UPSTREAM_ID_ATTEMPTS) {
+          log.error(
+            { err, upstreamTaskId, channel },
+            'could not store the upstream task id; the task will fail as an interrupted submit',
+          );
+          throw err;
+        }
+        log.warn({ err, attempt }, 'storing the upstream task id failed; retrying');
+        await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 5_000)));
+      }
+    }
   };
 
   /** Runs the task one step; returns the terminal move it made, if it made one. */
@@ -223,7 +249,7 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
           return ended;
         }
         deps.channels.succeeded(channel.name);
-        await recordUpstreamTask(db, taskId, upstreamTaskId);
+        await storeUpstreamId(taskId, upstreamTaskId, channel.name, log);
         await succeeded();
         log.info({ upstreamTaskId, channel: channel.name }, 'submitted upstream');
         return later(job, token, deps.config.pollIntervalMs, row.deadlineAt);
