@@ -18,6 +18,7 @@ import { buildApp } from './app';
 import { apiEnvSchema } from './config';
 import { createUpstreams } from './upstreams';
 import { createMailer } from './mail/mailer';
+import { drainUsageRecords } from './middleware/auth';
 import { RateLimits, rateLimitConfig } from './middleware/rate-limit';
 import { createDevPaymentProvider, type PaymentProvider } from './payments/provider';
 
@@ -91,6 +92,7 @@ function main(): void {
     await upstreams.close();
     mailer.close();
     redis.disconnect();
+    await drainUsageRecords(database);
     await database.close();
   });
 }

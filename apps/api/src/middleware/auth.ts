@@ -2,7 +2,8 @@ import {
   ApiError,
   authenticateApiKey,
   type Database,
-  finishUsage,
+  createUsageRecorder,
+  type UsageRecorder,
   hashApiKey,
   type Logger,
   type LruCache,
@@ -49,8 +50,21 @@ export interface ApiKeyAuthDeps {
  * a revoked key keeps working on a replica), plus, at most once a minute per key, a last-used update off the request path. On a POST (a
  * billed call) the usage record gets the answer's latency and outcome once it is sent.
  */
+/** One usage recorder per database, shared by every route of the app (so its batches fill). */
+const usageRecorders = new WeakMap<Database, UsageRecorder>();
+
+/** Waits until the latencies and outcomes of the calls answered so far are written (shutdown). */
+export async function drainUsageRecords(database: Database): Promise<void> {
+  await usageRecorders.get(database)?.drain();
+}
+
 export function requireApiKey(deps: ApiKeyAuthDeps): RequestHandler {
   const { db } = deps.database;
+  let usage = usageRecorders.get(deps.database);
+  if (!usage) {
+    usage = createUsageRecorder(db, (err) => deps.logger.warn({ err }, 'could not record the call latency'));
+    usageRecorders.set(deps.database, usage);
+  }
   return async (req, res, next) => {
     const started = Date.now();
     const header = req.headers.authorization;
@@ -100,12 +114,12 @@ export function requireApiKey(deps: ApiKeyAuthDeps): RequestHandler {
     }
     if (req.method === 'POST') {
       res.once('close', () => {
-        finishUsage(db, {
+        usage.record({
           accountId: principal.accountId,
           requestId: String(req.id),
           latencyMs: Date.now() - started,
           ok: res.statusCode < 400,
-        }).catch((err: unknown) => deps.logger.warn({ err }, 'could not record the call latency'));
+        });
       });
     }
     next();

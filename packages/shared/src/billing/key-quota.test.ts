@@ -3,7 +3,7 @@ import type { Database } from '../db/client';
 import { ConcurrencyLimitError, InsufficientQuotaError, PermissionDeniedError } from '../errors';
 import { openTestDatabase } from '../testing/services';
 import { chargeForCall, findLedgerMismatches, refundCall } from './ledger';
-import { finishUsage, listLedger, listUsage } from './statements';
+import { createUsageRecorder, finishUsage, listLedger, listUsage } from './statements';
 import { recordTopUp, TopUpTooSmallError, UnknownAccountError } from './topups';
 
 let database: Database;
@@ -158,6 +158,44 @@ describe('usage records', () => {
       'ok-1': 'succeeded',
       'bad-1': 'failed',
     });
+  });
+});
+
+describe('usage recorder', () => {
+  it('writes every finished call, batching those that arrive while a write runs', async () => {
+    const { accountId } = await account(1_000_000);
+    const n = 300;
+    for (let i = 0; i < n; i += 1) {
+      await charge({ accountId, amountMicroUsd: 10, ref: `batch-${i}`, requestId: `rq-${i}` });
+    }
+    await database.db.transaction((tx) => refundCall(tx, { accountId, amountMicroUsd: 10, ref: 'batch-7' }));
+    let writes = 0;
+    const statements = database.pool.query.bind(database.pool);
+    const spy = jest.spyOn(database.pool, 'query').mockImplementation(((...args: unknown[]) => {
+      if (String((args[0] as { text?: string })?.text ?? args[0]).includes('json_to_recordset')) writes += 1;
+      return (statements as (...a: unknown[]) => unknown)(...args);
+    }) as never);
+    const errors: unknown[] = [];
+    const recorder = createUsageRecorder(database.db, (err) => errors.push(err));
+    try {
+      for (let i = 0; i < n; i += 1) {
+        recorder.record({ accountId, requestId: `rq-${i}`, latencyMs: i, ok: i % 50 !== 3 });
+      }
+      recorder.record({ accountId: 'acct_someone_else', requestId: 'rq-0', latencyMs: 99_999, ok: true });
+      await recorder.drain();
+    } finally {
+      spy.mockRestore();
+    }
+    expect(errors).toEqual([]);
+    // the first call is written alone, everything recorded meanwhile in the next statement
+    expect(writes).toBe(2);
+    const { data } = await listUsage(database.db, accountId, { limit: 1_000 });
+    const byRef = new Map(data.map((u) => [u.ref, u]));
+    expect(byRef.get('batch-0')).toMatchObject({ latencyMs: 0, outcome: 'succeeded' });
+    expect(byRef.get('batch-3')).toMatchObject({ latencyMs: 3, outcome: 'accepted' });
+    expect(byRef.get('batch-7')).toMatchObject({ latencyMs: 7, outcome: 'failed' });
+    expect(byRef.get('batch-299')).toMatchObject({ latencyMs: 299, outcome: 'succeeded' });
+    expect(data.filter((u) => u.latencyMs === null)).toEqual([]);
   });
 });
 

@@ -74,23 +74,69 @@ export async function listUsage(db: DbOrTx, accountId: string, opts: { limit: nu
   return toPage(rows, opts.limit);
 }
 
+export interface FinishedCall {
+  accountId: string;
+  requestId: string;
+  latencyMs: number;
+  ok: boolean;
+}
+
 /**
  * Records how the HTTP answer of a billed call went: its latency, and `succeeded` for a call
  * still marked `accepted` that was answered with a 2xx (refunds have already marked partial or
  * failed calls). Only the usage records of that request and account are touched; safe to call
  * for a request that billed nothing.
  */
-export async function finishUsage(
-  db: DbOrTx,
-  args: { accountId: string; requestId: string; latencyMs: number; ok: boolean },
-): Promise<void> {
-  await db
-    .update(usageRecords)
-    .set({
-      latencyMs: Math.max(0, Math.min(Math.round(args.latencyMs), 2_147_483_647)),
-      outcome: args.ok
-        ? sql`case when ${usageRecords.outcome} = 'accepted' then 'succeeded' else ${usageRecords.outcome} end`
-        : sql`${usageRecords.outcome}`,
-    })
-    .where(and(eq(usageRecords.requestId, args.requestId), eq(usageRecords.accountId, args.accountId)));
+export async function finishUsage(db: DbOrTx, call: FinishedCall): Promise<void> {
+  await finishUsageBatch(db, [call]);
 }
+
+/** finishUsage for many calls in one statement. */
+export async function finishUsageBatch(db: DbOrTx, calls: readonly FinishedCall[]): Promise<void> {
+  if (calls.length === 0) return;
+  const rows = calls.map((c) => ({
+    request_id: c.requestId,
+    account_id: c.accountId,
+    latency_ms: Math.max(0, Math.min(Math.round(c.latencyMs), 2_147_483_647)),
+    ok: c.ok,
+  }));
+  await db.execute(sql`
+    update usage_records u
+    set latency_ms = v.latency_ms,
+        outcome = case when v.ok and u.outcome = 'accepted' then 'succeeded' else u.outcome end
+    from json_to_recordset(${JSON.stringify(rows)}::json)
+      as v(request_id text, account_id text, latency_ms int, ok boolean)
+    where u.request_id = v.request_id and u.account_id = v.account_id`);
+}
+
+/**
+ * Writes finished calls as they come, in batches: a call recorded while a write is under way
+ * joins the next one, so a busy API issues one statement per batch instead of one per call,
+ * and an idle one writes each call at once.
+ */
+export function createUsageRecorder(db: DbOrTx, onError: (err: unknown) => void) {
+  let pending: FinishedCall[] = [];
+  let running: Promise<void> | null = null;
+  const run = async () => {
+    while (pending.length > 0) {
+      const batch = pending;
+      pending = [];
+      for (let i = 0; i < batch.length; i += 500) {
+        await finishUsageBatch(db, batch.slice(i, i + 500)).catch(onError);
+      }
+    }
+    running = null;
+  };
+  return {
+    record(call: FinishedCall): void {
+      pending.push(call);
+      running ??= run();
+    },
+    /** Resolves once every call recorded so far is written (or its write failed). */
+    async drain(): Promise<void> {
+      while (running) await running;
+    },
+  };
+}
+
+export type UsageRecorder = ReturnType<typeof createUsageRecorder>;
