@@ -1,27 +1,29 @@
-import { and, eq, lt, sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
-import { accounts } from '../db/schema';
 
 /**
- * Takes one of the account's unfinished-video-task slots inside the caller's transaction, or
- * returns false when `max` are taken (no limit when `max` is undefined). One row update, so the
- * limit is exact under concurrency and costs the same however many tasks the account has.
+ * An account's unfinished video tasks are counted on its row (`active_video_tasks`): a slot is
+ * taken in the statement that charges a create (billing/ledger.ts) and given back in the
+ * statement or transaction of the task's terminal move, whichever process makes it. One row
+ * update each way, so the limit is exact under concurrency and costs the same however many
+ * tasks the account has. These fragments are how other modules' statements touch the counter.
  */
-export async function reserveVideoSlot(tx: DbOrTx, accountId: string, max?: number): Promise<boolean> {
-  const rows = await tx
-    .update(accounts)
-    .set({ activeVideoTasks: sql`${accounts.activeVideoTasks} + 1` })
-    .where(
-      and(eq(accounts.id, accountId), max === undefined ? undefined : lt(accounts.activeVideoTasks, max)),
-    )
-    .returning({ id: accounts.id });
-  return rows.length > 0;
+
+/** The SET clause that takes a slot, for an `update accounts` statement. */
+export const takeVideoSlot: SQL = sql`active_video_tasks = active_video_tasks + 1`;
+
+/** The condition that a slot is free when at most `max` may be taken (always true without a limit). */
+export function videoSlotFree(max: number | undefined, accountAlias = ''): SQL {
+  if (max === undefined) return sql`true`;
+  return sql`${sql.raw(accountAlias ? `${accountAlias}.` : '')}active_video_tasks < ${max}::int`;
+}
+
+/** The statement that gives back a slot of the account `accountId` (a value or a subquery). */
+export function releaseVideoSlotStatement(accountId: SQL | string): SQL {
+  return sql`update accounts set active_video_tasks = greatest(active_video_tasks - 1, 0) where id = ${accountId}`;
 }
 
 /** Gives a slot back when a task reaches a terminal state, inside the transaction of that move. */
 export async function releaseVideoSlot(tx: DbOrTx, accountId: string): Promise<void> {
-  await tx
-    .update(accounts)
-    .set({ activeVideoTasks: sql`greatest(${accounts.activeVideoTasks} - 1, 0)` })
-    .where(eq(accounts.id, accountId));
+  await tx.execute(releaseVideoSlotStatement(accountId));
 }

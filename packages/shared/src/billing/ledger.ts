@@ -1,4 +1,5 @@
 import { and, eq, gte, type SQL, sql } from 'drizzle-orm';
+import { takeVideoSlot, videoSlotFree } from '../accounts/video-slots';
 import { type DbOrTx, isTransaction } from '../db/client';
 import { accounts, apiKeys, ledgerEntries, usageRecords } from '../db/schema';
 import { ConcurrencyLimitError, InsufficientQuotaError, PermissionDeniedError } from '../errors';
@@ -52,6 +53,12 @@ export async function chargeForCall(
   const amount = args.amountMicroUsd;
   const max = args.videoSlot?.max;
   const keyId = args.keyId ?? null;
+  const model = args.model ?? null;
+  // the arms of a CASE over the key row `kk` that name why it refuses this charge
+  const keyRefusal = sql`
+    when kk.allowed_models is not null and ${model}::text is not null
+      and not (${model}::text = any(kk.allowed_models)) then 'model'
+    when kk.quota_micro_usd is not null and kk.used_micro_usd + ${amount}::bigint > kk.quota_micro_usd then 'key_quota'`;
   for (let attempt = 0; ; attempt += 1) {
     try {
       // Lock order everywhere: the account row, then the key row (refunds do the same), so
@@ -64,17 +71,17 @@ export async function chargeForCall(
         with acct as (
           update accounts
           set balance_micro_usd = balance_micro_usd - ${amount}::bigint,
-              ${args.videoSlot ? sql`active_video_tasks = active_video_tasks + 1,` : sql``}
+              ${args.videoSlot ? sql`${takeVideoSlot},` : sql``}
               updated_at = now()
           where id = ${args.accountId} and balance_micro_usd >= ${amount}::bigint
-            ${max === undefined ? sql`` : sql`and active_video_tasks < ${max}::int`}
+            and ${videoSlotFree(max)}
           returning id
         ), k as (
           update api_keys
           set used_micro_usd = used_micro_usd + ${amount}::bigint, last_used_at = now()
           where id = ${keyId}::text and account_id = ${args.accountId}
             and exists (select 1 from acct)
-            and (allowed_models is null or ${args.model ?? null}::text is null or ${args.model ?? null}::text = any(allowed_models))
+            and (allowed_models is null or ${model}::text is null or ${model}::text = any(allowed_models))
             and (quota_micro_usd is null or used_micro_usd + ${amount}::bigint <= quota_micro_usd)
           returning id
         ), l as (
@@ -83,7 +90,7 @@ export async function chargeForCall(
           where ${amount}::bigint > 0
         ), u as (
           insert into usage_records (account_id, api_key_id, ref, model, units, cost_micro_usd, request_id, settled_at)
-          select ${args.accountId}::text, ${keyId}::text, ${args.ref}::text, ${args.model ?? null}::text,
+          select ${args.accountId}::text, ${keyId}::text, ${args.ref}::text, ${model}::text,
                  ${args.units ?? 1}::int, ${amount}::bigint, ${args.requestId ?? null}::text,
                  ${args.settlesLater ? sql`null` : sql`now()`}
           from acct
@@ -95,9 +102,7 @@ export async function chargeForCall(
             when exists (select 1 from acct) and (${keyId}::text is null or exists (select 1 from k)) then true
             when exists (select 1 from acct) then mediagate_abort_charge(coalesce((
               select case
-                when kk.allowed_models is not null and ${args.model ?? null}::text is not null
-                  and not (${args.model ?? null}::text = any(kk.allowed_models)) then 'model'
-                when kk.quota_micro_usd is not null and kk.used_micro_usd + ${amount}::bigint > kk.quota_micro_usd then 'key_quota'
+                ${keyRefusal}
                 else 'retry'
               end
               from api_keys kk
@@ -108,10 +113,8 @@ export async function chargeForCall(
               select case
                 when a.balance_micro_usd < ${amount}::bigint then 'balance'
                 when ${keyId}::text is not null and kk.id is null then 'key_missing'
-                when kk.allowed_models is not null and ${args.model ?? null}::text is not null
-                  and not (${args.model ?? null}::text = any(kk.allowed_models)) then 'model'
-                when kk.quota_micro_usd is not null and kk.used_micro_usd + ${amount}::bigint > kk.quota_micro_usd then 'key_quota'
-                ${max === undefined ? sql`` : sql`when a.active_video_tasks >= ${max}::int then 'slots'`}
+                ${keyRefusal}
+                when not (${videoSlotFree(max, 'a')}) then 'slots'
                 else 'retry'
               end
               from accounts a

@@ -3,14 +3,8 @@ import type { Db, DbOrTx } from '../db/client';
 import { tasks, type TaskRow, type TaskStatus } from '../db/schema';
 import { chargeForCall, refundCall } from '../billing/ledger';
 import { claimIdempotencyKey, type IdempotencyClaim } from './idempotency';
-import { releaseVideoSlot } from '../accounts/video-slots';
-import {
-  type CallbackEventType,
-  callbackUrlOf,
-  newDeliveryId,
-  recordTaskEvent,
-  taskEventPayload,
-} from '../webhooks/outbox';
+import { releaseVideoSlot, releaseVideoSlotStatement } from '../accounts/video-slots';
+import { type CallbackEventType, recordTaskEvent, taskEventInsert } from '../webhooks/outbox';
 import { fromDriverRow } from '../db/driver-row';
 
 /** Allowed moves of the task state machine; terminal states have none. */
@@ -152,13 +146,16 @@ export type TaskTransition = TaskRow & {
   deliveryIds: string[];
 };
 
+/** The row itself, or the row read by its id. */
+const rowOf = (db: DbOrTx, task: TaskRow | string) => (typeof task === 'string' ? getTask(db, task) : task);
+
 /**
  * pending → processing, with its `video.processing` callback outbox row (when the account opted
  * in), in one statement. Null when the task was not pending. Pass the task's row as last read
  * (the worker has it) to save reading it again; only its immutable fields are used.
  */
 export async function startTask(db: DbOrTx, task: TaskRow | string): Promise<TaskTransition | null> {
-  const current = typeof task === 'string' ? await getTask(db, task) : task;
+  const current = await rowOf(db, task);
   if (!current) return null;
   const now = new Date();
   return moveWithEvent(db, current, 'processing', { startedAt: now, progress: 0 }, 'video.processing', now);
@@ -174,7 +171,7 @@ export async function succeedTask(
   task: TaskRow | string,
   result: { videoUrl: string; usage?: unknown },
 ): Promise<TaskTransition | null> {
-  const current = typeof task === 'string' ? await getTask(db, task) : task;
+  const current = await rowOf(db, task);
   if (!current) return null;
   const now = new Date();
   const patch = { videoUrl: result.videoUrl, usage: result.usage ?? null, progress: 100, completedAt: now };
@@ -197,10 +194,6 @@ async function moveWithEvent(
   event: CallbackEventType,
   now: Date,
 ): Promise<TaskTransition | null> {
-  const url = callbackUrlOf(current.metadata);
-  const payload = url
-    ? taskEventPayload({ ...current, ...patch, status: to, updatedAt: now }, event, now)
-    : null;
   const at = now.toISOString();
   // Written out rather than built with the update builder: this runs twice per task, and
   // building the builder's statement was the largest cost in the worker's profile.
@@ -213,19 +206,12 @@ async function moveWithEvent(
             usage = ${patch.usage == null ? null : JSON.stringify(patch.usage)}::jsonb,
             completed_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
           where id = ${current.id} and status = 'processing' returning *`;
+  const outbox = taskEventInsert({ ...current, ...patch, status: to, updatedAt: now }, event, now, 't');
   const { rows } = await db.execute<Record<string, unknown>>(sql`
-    with t as (${move}),
-    ${isTerminal(to) ? sql`s as (update accounts set active_video_tasks = greatest(active_video_tasks - 1, 0) where id = (select account_id from t)),` : sql``}
-    d as (
-      insert into callback_deliveries (id, account_id, task_id, event_type, url, payload, next_attempt_at)
-      select ${newDeliveryId()}, t.account_id, t.id, ${event}, ${url}::text, ${payload}::text, ${at}::timestamptz
-      from t
-      where ${url}::text is not null
-        ${event === 'video.processing' ? sql`and exists (select 1 from account_webhook_settings w where w.account_id = t.account_id and w.send_processing)` : sql``}
-      on conflict do nothing
-      returning id
-    )
-    select t.*, array(select id from d) as delivery_ids from t`);
+    with t as (${move})
+    ${isTerminal(to) ? sql`, s as (${releaseVideoSlotStatement(sql`(select account_id from t)`)})` : sql``}
+    ${outbox ? sql`, d as (${outbox})` : sql``}
+    select t.*, ${outbox ? sql`array(select id from d)` : sql`'{}'::text[]`} as delivery_ids from t`);
   const raw = rows[0];
   if (!raw) return null;
   return { ...fromDriverRow(tasks, raw), deliveryIds: raw.delivery_ids as string[] };

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, gte, inArray, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, gte, inArray, lte, type SQL, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../db/client';
 import { fromDriverRow } from '../db/driver-row';
 import { newUlid } from '../ids';
@@ -65,6 +65,31 @@ export async function recordTaskEvent(
 /** The body of a task event: `{type, created_at, data: <task object>}`, fixed when the event is recorded. */
 export function taskEventPayload(row: TaskRow, type: CallbackEventType, now: Date): string {
   return JSON.stringify({ type, created_at: Math.floor(now.getTime() / 1000), data: toTaskObject(row) });
+}
+
+/**
+ * recordTaskEvent as part of another statement: the insert of the outbox row for `row` (the task
+ * as the statement leaves it), reading the moved task from the CTE `source` so that nothing is
+ * written unless the move applied. The same row, body and opt-in rule as recordTaskEvent;
+ * `returning id`. Null when the task has no callback URL.
+ */
+export function taskEventInsert(
+  row: TaskRow,
+  type: CallbackEventType,
+  now: Date,
+  source: string,
+): SQL | null {
+  const url = callbackUrlOf(row.metadata);
+  if (!url) return null;
+  const from = sql.raw(source);
+  return sql`
+    insert into callback_deliveries (id, account_id, task_id, event_type, url, payload, next_attempt_at)
+    select ${newDeliveryId()}, ${from}.account_id, ${from}.id, ${type}, ${url}::text,
+           ${taskEventPayload(row, type, now)}::text, ${now.toISOString()}::timestamptz
+    from ${from}
+    ${type === 'video.processing' ? sql`where exists (select 1 from account_webhook_settings w where w.account_id = ${from}.account_id and w.send_processing)` : sql``}
+    on conflict do nothing
+    returning id`;
 }
 
 export interface DueDelivery {
