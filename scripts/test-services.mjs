@@ -23,7 +23,10 @@ function withDatabase(url, name) {
 async function ensureDatabase(url) {
   const { Client } = createRequire(path.join(root, 'packages/shared/package.json'))('pg');
   const name = decodeURIComponent(new URL(url).pathname.slice(1));
-  const admin = new Client({ connectionString: withDatabase(url, 'postgres'), connectionTimeoutMillis: 5_000 });
+  const admin = new Client({
+    connectionString: withDatabase(url, 'postgres'),
+    connectionTimeoutMillis: 5_000,
+  });
   await admin.connect();
   try {
     const found = await admin.query('select 1 from pg_database where datname = $1', [name]);
@@ -67,7 +70,8 @@ export async function withTestServices(env, say = () => {}) {
     try {
       out.TEST_REDIS_URL = await ensureRedis(base, origin, say);
     } catch (err) {
-      if (!docker()) throw new Error(`${err.message} Or set TEST_REDIS_URL, or run a Docker engine (testcontainers).`);
+      if (!docker())
+        throw new Error(`${err.message} Or set TEST_REDIS_URL, or run a Docker engine (testcontainers).`);
     }
   }
   return out;

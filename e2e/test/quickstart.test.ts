@@ -4,7 +4,16 @@
 // must then stop everything with exit code 0.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort, testServiceUrls, waitFor } from '@mediagate/shared/testing';
@@ -66,11 +75,13 @@ function printedCommand(output: string, prefix: RegExp): string | undefined {
   const i = lines.findIndex((l) => prefix.test(l.trim()));
   if (i < 0) return undefined;
   let cmd = lines[i]!.trim();
-  for (let j = i + 1; cmd.endsWith('\\') && j < lines.length; j++) cmd = `${cmd.slice(0, -1)} ${lines[j]!.trim()}`;
+  for (let j = i + 1; cmd.endsWith('\\') && j < lines.length; j++)
+    cmd = `${cmd.slice(0, -1)} ${lines[j]!.trim()}`;
   return cmd;
 }
 
-const sh = (cmd: string, env: NodeJS.ProcessEnv) => execFileSync('sh', ['-c', cmd], { env, encoding: 'utf8' });
+const sh = (cmd: string, env: NodeJS.ProcessEnv) =>
+  execFileSync('sh', ['-c', cmd], { env, encoding: 'utf8' });
 
 describe('quick start', () => {
   let dir: string;
@@ -124,7 +135,13 @@ describe('quick start', () => {
 
     const started = Date.now();
     let output = '';
-    const proc = spawn('sh', ['-c', command], { cwd: clone, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    // bash runs a simple command in its own place, as an interactive shell runs it as the foreground job.
+    const proc = spawn('bash', ['-c', command], {
+      cwd: clone,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child = proc;
     exited = new Promise((resolve) => proc.on('exit', (code) => resolve(code)));
     proc.stdout!.on('data', (d) => (output += d));
@@ -132,7 +149,8 @@ describe('quick start', () => {
 
     const create = await waitFor(
       () => {
-        if (proc.exitCode !== null) throw new Error(`${command} exited ${proc.exitCode}:\n${output.slice(-3000)}`);
+        if (proc.exitCode !== null)
+          throw new Error(`${command} exited ${proc.exitCode}:\n${output.slice(-3000)}`);
         return printedCommand(output, /^curl -s \S+\/v1\/videos -H/);
       },
       { timeoutMs: 420_000, intervalMs: 250, what: `${command} to print the video request` },
