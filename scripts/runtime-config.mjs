@@ -8,7 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { parseEnv } from 'node:util';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const dataDir = path.join(root, '.data');
+/** Where `pnpm start` keeps its state (MEDIAGATE_DATA_DIR, default .data/; the toolchain stays in .data/toolchain). */
+export const dataDir = process.env.MEDIAGATE_DATA_DIR
+  ? path.resolve(process.env.MEDIAGATE_DATA_DIR)
+  : path.join(root, '.data');
 export const runtimeEnvFile = path.join(dataDir, 'runtime.env');
 const GIVEN = 'MEDIAGATE_GIVEN_';
 
