@@ -98,7 +98,8 @@ async function main() {
   const known = knownVariables();
   const recorded = Object.fromEntries(Object.entries(input).filter(([k]) => known.has(k)));
   writeRuntimeEnv({ ...recorded, ...chosen }, given);
-  const env = { ...input, ...chosen };
+  // Node keeps the compiled code of every module here, so a restart loads faster.
+  const env = { NODE_COMPILE_CACHE: path.join(dataDir, 'compile-cache'), ...input, ...chosen };
 
   say('migrating');
   run('migration', ['packages/shared/dist/db/migrate-cli.js'], env);
