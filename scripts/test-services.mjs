@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { ensurePostgres, ensureRedis } from './local-services.mjs';
+import { ensurePostgres, ensureRedis, hostPort } from './local-services.mjs';
 import { configEnv, DEFAULTS, root } from './runtime-config.mjs';
 
 const dockerAnswers = () => spawnSync('docker', ['info'], { stdio: 'ignore' }).status === 0;
@@ -48,9 +48,11 @@ export async function withTestServices(env, say = () => {}) {
   const cfg = configEnv(env);
   const out = { ...env };
   const docker = () => dockerAnswers();
+  let dbOrigin = 'TEST_DATABASE_URL';
   if (!out.TEST_DATABASE_URL) {
     const base = cfg.DATABASE_URL ?? DEFAULTS.DATABASE_URL;
     const origin = cfg.DATABASE_URL ? 'DATABASE_URL of this checkout' : 'default DATABASE_URL';
+    dbOrigin = `the database test next to the ${origin}`;
     try {
       out.TEST_DATABASE_URL = withDatabase(await ensurePostgres(base, origin, say), 'test');
     } catch (err) {
@@ -61,7 +63,10 @@ export async function withTestServices(env, say = () => {}) {
   }
   if (out.TEST_DATABASE_URL) {
     await ensureDatabase(out.TEST_DATABASE_URL).catch((err) => {
-      throw new Error(`Postgres at TEST_DATABASE_URL does not take connections: ${err.message}`);
+      const { host, port } = hostPort(out.TEST_DATABASE_URL, 5432);
+      throw new Error(
+        `Postgres at ${host}:${port} (${dbOrigin}) does not take connections: ${err.message}. Set TEST_DATABASE_URL to a server that does.`,
+      );
     });
   }
   if (!out.TEST_REDIS_URL) {

@@ -4,7 +4,7 @@
 // flight still succeeds, exits 0 on Ctrl-C, and `pnpm stop` stops the services it started.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
+import { type AddressInfo, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort, waitFor } from '@mediagate/shared/testing';
@@ -184,4 +184,57 @@ const tcpAnswers = (port: number) =>
     });
     expect(existsSync(path.join(dir, 'data', 'local-services.json'))).toBe(false);
   }, 400_000);
+});
+
+describe('what the commands say when they cannot go on', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'mg-start-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('pnpm start names the variable of a port in use', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as AddressInfo).port;
+    try {
+      const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [script('start.mjs')], {
+          cwd: root,
+          env: { PATH: process.env.PATH, MEDIAGATE_DATA_DIR: dir, SIM_PORT: String(port) },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        let stderr = '';
+        child.stderr!.on('data', (d) => (stderr += d));
+        child.on('exit', (code) => resolve({ code, stderr }));
+      });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(
+        `port ${port} (SIM_PORT from the environment) is in use (another mediagate?); set SIM_PORT to a free port`,
+      );
+    } finally {
+      busy.close();
+    }
+  });
+
+  it('pnpm test, bench and drills say what is missing when Postgres is out of reach', () => {
+    // TEST-NET-3: nothing answers there, and it is not a local address to start a server on.
+    const r = spawnSync(process.execPath, [script('with-test-services.mjs'), 'true'], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH,
+        MEDIAGATE_DATA_DIR: dir,
+        DATABASE_URL: 'postgres://postgres@203.0.113.1:5432/mediagate',
+        REDIS_URL: 'redis://203.0.113.1:6379',
+      },
+      encoding: 'utf8',
+    });
+    if (spawnSync('docker', ['info'], { stdio: 'ignore' }).status === 0) return; // testcontainers would serve
+    expect(r.status).toBe(1);
+    // Either nothing answers there, or (behind a proxy that accepts every connection) it is no Postgres.
+    expect(r.stderr).toMatch(
+      /Postgres (does not answer at|at) 203\.0\.113\.1:5432 \(.*DATABASE_URL of this checkout\)/,
+    );
+    expect(r.stderr).toMatch(/set TEST_DATABASE_URL/i);
+  });
 });
