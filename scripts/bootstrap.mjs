@@ -107,7 +107,7 @@ function ensureDependencies(env) {
   const stamp = createHash('sha256')
     .update(lock)
     .update(readFileSync(path.join(root, 'package.json')))
-    .update(`${PNPM_VERSION} ${major(spawnSync(nodeBin(), ['--version'], { encoding: 'utf8' }).stdout)}`)
+    .update(`${PNPM_VERSION} ${systemNodeOk ? major(process.versions.node) : NODE_VERSION}`)
     .digest('hex');
   const stampFile = path.join(root, 'node_modules', '.mediagate-install');
   if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp) return;
