@@ -7,6 +7,7 @@ import {
 } from './config';
 import { FaultRegistry } from './faults';
 import { SlidingWindowLimiter } from './rate-limit';
+import { TaskJournal } from './task-journal';
 import { VideoTaskStore } from './video-tasks';
 
 /** A planned end for upcoming video tasks (control API `video-outcomes`). */
@@ -51,7 +52,9 @@ export class SimState {
   private arkItemFailures = 0;
 
   constructor(readonly config: SimConfig) {
-    this.tasks = new VideoTaskStore(config.SIM_TASK_TTL_MS);
+    const journal = config.SIM_STATE_FILE ? new TaskJournal(config.SIM_STATE_FILE) : undefined;
+    this.tasks = new VideoTaskStore(config.SIM_TASK_TTL_MS, journal);
+    if (journal) this.tasks.restore(journal.load(config.SIM_TASK_TTL_MS, Date.now()), Date.now());
     this.timing = timingFromConfig(config);
     this.limitValues = limitsFromConfig(config);
     this.submitLimiter = new SlidingWindowLimiter(this.limitValues.dashscopeSubmitRps, 1_000);
