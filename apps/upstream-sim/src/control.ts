@@ -1,8 +1,8 @@
 import express, { type Router } from 'express';
 import { z } from 'zod';
+import type { VideoTiming } from './config';
 import { FAULT_APIS } from './faults';
 import type { SimState } from './state';
-import type { VideoTiming } from './config';
 import { controlError } from './vendor-errors';
 import { videoStatusAt } from './video-tasks';
 

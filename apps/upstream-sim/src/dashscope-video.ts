@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Router } from 'express';
+import { drawRunningMs } from './config';
 import { parseVideoRequest } from './dashscope-video-request';
 import { passFaults } from './faults';
 import { countRejected, dashscopeTime, publicBase, requireKey } from './http-helpers';
 import type { SimState } from './state';
 import { dashscopeError, dashscopeRequestId } from './vendor-errors';
-import { drawRunningMs } from './config';
-import { type VideoTask, type VideoStatus, videoStatusAt } from './video-tasks';
+import { type VideoStatus, type VideoTask, videoStatusAt } from './video-tasks';
 
 export const VIDEO_CREATE_PATH = '/api/v1/services/aigc/video-generation/video-synthesis';
 
