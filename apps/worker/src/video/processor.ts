@@ -18,6 +18,7 @@ import {
   updateProgress,
   isTerminal,
   type VideoSubmission,
+  type VideoModel,
   type ModelCatalog,
   type JobPayload,
   callbackUrlOf,
@@ -66,9 +67,7 @@ async function later(job: VideoJob, token: string | undefined, ms: number, deadl
   throw new DelayedError();
 }
 
-function submissionFor(row: TaskRow, deps: VideoProcessorDeps): VideoSubmission {
-  const model = deps.catalog.video(row.model);
-  if (!model) throw new Error(`model ${row.model} is no longer in the catalog`);
+function submissionFor(row: TaskRow, model: VideoModel): VideoSubmission {
   const meta = row.metadata as {
     input: VideoSubmission['input'];
     parameters: Omit<VideoSubmission['parameters'], 'resolution' | 'duration'> & { audio?: boolean };
@@ -200,6 +199,18 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
         log.error('submit outcome unknown after a crash; task failed without resubmitting');
         return ended;
       }
+      // The submission is built before anything is marked, so a model that has left the catalog
+      // fails the task as such (refunded) rather than as an interrupted submit.
+      const model = deps.catalog.video(row.model);
+      if (!model) {
+        await fail(taskId, {
+          code: 'model_unavailable',
+          message: `The model '${row.model}' is no longer available; the task was refunded.`,
+        });
+        log.error({ model: row.model }, 'the task model is no longer in the catalog; task failed');
+        return ended;
+      }
+      const submission = submissionFor(row, model);
       // At most one submit per channel, and a fail-over only after an answer that proves the
       // channel created nothing (an HTTP error status, a refused connection): never a second task.
       let lastErr: UpstreamError | undefined;
@@ -216,7 +227,7 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
         }
         let upstreamTaskId: string;
         try {
-          ({ taskId: upstreamTaskId } = await client.submit(channel, submissionFor(row, deps)));
+          ({ taskId: upstreamTaskId } = await client.submit(channel, submission));
         } catch (err) {
           if (!(err instanceof UpstreamError)) {
             deps.channels.release(channel.name);

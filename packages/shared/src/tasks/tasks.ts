@@ -303,12 +303,3 @@ export async function listActiveTasks(
     .orderBy(asc(tasks.id))
     .limit(opts.limit);
 }
-
-/** Counts tasks by status (for tests and operators). */
-export async function countTasksByStatus(db: DbOrTx): Promise<Record<string, number>> {
-  const rows = await db
-    .select({ status: tasks.status, n: sql<string>`count(*)` })
-    .from(tasks)
-    .groupBy(tasks.status);
-  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
-}
