@@ -1,13 +1,13 @@
 import {
+  enqueueVideoTask,
   findLedgerMismatches,
   getAccount,
   getTask,
   markSubmitStarted,
   recordUpstreamTask,
   startTask,
-  enqueueVideoTask,
 } from '@mediagate/shared';
-import { freePort, waitFor, submitSimVideo } from '@mediagate/shared/testing';
+import { freePort, submitSimVideo, waitFor } from '@mediagate/shared/testing';
 import { type Sim, startSim, startWorkerHarness, type WorkerHarness } from '../../test/harness';
 
 let sim: Sim;

@@ -1,31 +1,32 @@
 import {
   type ChannelPool,
+  callbackUrlOf,
+  clearSubmitStarted,
   type DashScopeVideoClient,
+  type Database,
   failTask,
   getTask,
-  type Database,
+  isTerminal,
+  type JobPayload,
   type Logger,
   type Metrics,
+  type ModelCatalog,
   markSubmitStarted,
-  clearSubmitStarted,
   recordUpstreamTask,
+  shouldFailOver,
   startTask,
   succeedTask,
   type TaskRow,
   type TaskTransition,
-  shouldFailOver,
   UpstreamError,
   updateProgress,
-  isTerminal,
-  type VideoSubmission,
   type VideoModel,
-  type ModelCatalog,
-  type JobPayload,
-  callbackUrlOf,
+  type VideoSubmission,
 } from '@mediagate/shared';
 import { DelayedError, type Job } from 'bullmq';
 import { backoffDelay } from './backoff';
 import { observedVideoClient, observeTransition } from './observe';
+import { FixedPollScheduler, type PollScheduler } from './poll-scheduler';
 import type { UpstreamLimiter } from './upstream-limiter';
 
 export interface VideoProcessorDeps {
@@ -39,6 +40,8 @@ export interface VideoProcessorDeps {
    */
   channels: ChannelPool;
   limiter: UpstreamLimiter;
+  /** when running tasks are polled; default: every `config.pollIntervalMs` within `limiter` */
+  polls?: PollScheduler;
   logger: Logger;
   config: { pollIntervalMs: number; retryBaseMs: number; retryMaxMs: number };
   /**
@@ -94,6 +97,7 @@ function submissionFor(row: TaskRow, model: VideoModel): VideoSubmission {
 export function createVideoProcessor(deps: VideoProcessorDeps) {
   const { db } = deps.database;
   const client = observedVideoClient(deps.client, deps.metrics);
+  const polls = deps.polls ?? new FixedPollScheduler(deps.limiter, deps.config.pollIntervalMs);
   const observed = <T extends TaskRow>(row: T | null) => {
     observeTransition(deps.metrics, row);
     return row;
@@ -263,7 +267,7 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
         await storeUpstreamId(taskId, upstreamTaskId, channel.name, log);
         await succeeded();
         log.info({ upstreamTaskId, channel: channel.name }, 'submitted upstream');
-        return later(job, token, deps.config.pollIntervalMs, row.deadlineAt);
+        return later(job, token, await polls.first(row, channel.name), row.deadlineAt);
       }
       if (lastErr && !lastErr.retryable) {
         // Every channel refused the gateway itself (key, permission, model access).
@@ -289,7 +293,7 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
       log.error({ channel: row.upstreamChannel }, 'task channel missing from configuration');
       return ended;
     }
-    const wait = await deps.limiter.take('poll', channel.name);
+    const wait = await polls.admit(channel.name);
     if (wait > 0) return later(job, token, wait, row.deadlineAt);
     let state: Awaited<ReturnType<DashScopeVideoClient['query']>>;
     try {
@@ -308,9 +312,10 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
       case 'RUNNING': {
         const progress = state.status === 'RUNNING' ? 50 : 5;
         if (row.progress < progress) await updateProgress(db, taskId, progress);
-        return later(job, token, deps.config.pollIntervalMs, row.deadlineAt);
+        return later(job, token, await polls.next(row, channel.name), row.deadlineAt);
       }
       case 'SUCCEEDED': {
+        polls.finished(row, state);
         if (!state.videoUrl) {
           await fail(taskId, {
             code: 'upstream_no_video',

@@ -1,11 +1,11 @@
 import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
-import type { Db, DbOrTx } from '../db/client';
-import { tasks, type TaskRow, type TaskStatus } from '../db/schema';
-import { chargeForCall, refundCall } from '../billing/ledger';
-import { claimIdempotencyKey, type IdempotencyClaim } from './idempotency';
 import { releaseVideoSlot, releaseVideoSlotStatement } from '../accounts/video-slots';
-import { type CallbackEventType, recordTaskEvent, taskEventInsert } from '../webhooks/outbox';
+import { chargeForCall, refundCall } from '../billing/ledger';
+import type { Db, DbOrTx } from '../db/client';
 import { fromDriverRow } from '../db/driver-row';
+import { type TaskRow, type TaskStatus, tasks } from '../db/schema';
+import { type CallbackEventType, recordTaskEvent, taskEventInsert } from '../webhooks/outbox';
+import { claimIdempotencyKey, type IdempotencyClaim } from './idempotency';
 
 /** Allowed moves of the task state machine; terminal states have none. */
 export const ALLOWED_FROM: Record<TaskStatus, readonly TaskStatus[]> = {
@@ -302,4 +302,33 @@ export async function listActiveTasks(
     )
     .orderBy(asc(tasks.id))
     .limit(opts.limit);
+}
+
+/** A task running upstream, as the batch status query matches it. */
+export interface InFlightUpstreamTask {
+  id: string;
+  upstreamTaskId: string;
+  upstreamChannel: string;
+  submitStartedAt: Date | null;
+}
+
+/** Every processing task that has an upstream id (the partial index on active tasks serves it). */
+export async function listInFlightUpstreamTasks(db: DbOrTx): Promise<InFlightUpstreamTask[]> {
+  const rows = await db
+    .select({
+      id: tasks.id,
+      upstreamTaskId: tasks.upstreamTaskId,
+      upstreamChannel: tasks.upstreamChannel,
+      submitStartedAt: tasks.submitStartedAt,
+    })
+    .from(tasks)
+    .where(
+      and(
+        inArray(tasks.status, ['pending', 'processing']),
+        eq(tasks.status, 'processing'),
+        isNotNull(tasks.upstreamTaskId),
+        isNotNull(tasks.upstreamChannel),
+      ),
+    );
+  return rows as InFlightUpstreamTask[];
 }

@@ -1,5 +1,5 @@
-export * from './accounts';
 export * from './account-webhook-settings';
+export * from './accounts';
 export * from './api-keys';
 export * from './callback-attempts';
 export * from './callback-deliveries';
