@@ -28,3 +28,11 @@ export * from './queue';
 export * from './tasks';
 export * from './upstream';
 export * from './webhooks';
+<<<<<<< HEAD
+=======
+export * from './process';
+export * from './metrics';
+export * from './contracts';
+export * from './lru';
+export * from './media';
+>>>>>>> media

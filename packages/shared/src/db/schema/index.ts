@@ -8,5 +8,6 @@ export * from './email-verifications';
 export * from './idempotency-keys';
 export * from './ledger';
 export * from './payments';
+export * from './task-media';
 export * from './tasks';
 export * from './usage-records';
