@@ -11,6 +11,8 @@ export type {
   CallbackAttemptRow,
   CallbackDeliveryRow,
   DeliveryStatus,
+  TaskMediaRow,
+  TaskMediaStatus,
   TaskRow,
   TaskStatus,
 } from './db/schema';
@@ -22,17 +24,10 @@ export * from './ids';
 export * from './images';
 export * from './log';
 export * from './lru';
+export * from './media';
 export * from './metrics';
 export * from './process';
 export * from './queue';
 export * from './tasks';
 export * from './upstream';
 export * from './webhooks';
-<<<<<<< HEAD
-=======
-export * from './process';
-export * from './metrics';
-export * from './contracts';
-export * from './lru';
-export * from './media';
->>>>>>> media

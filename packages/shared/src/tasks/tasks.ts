@@ -1,23 +1,13 @@
 import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
-<<<<<<< HEAD
-=======
-import { type Db, type DbOrTx, isTransaction } from '../db/client';
-import { tasks, type TaskRow, type TaskStatus } from '../db/schema';
-import { chargeForCall, refundCall } from '../billing/ledger';
-import { claimIdempotencyKey, type IdempotencyClaim } from './idempotency';
->>>>>>> media
 import { releaseVideoSlot, releaseVideoSlotStatement } from '../accounts/video-slots';
 import { chargeForCall, refundCall } from '../billing/ledger';
-import type { Db, DbOrTx } from '../db/client';
+import { type Db, type DbOrTx, isTransaction } from '../db/client';
 import { fromDriverRow } from '../db/driver-row';
-<<<<<<< HEAD
 import { type TaskRow, type TaskStatus, tasks } from '../db/schema';
-import { type CallbackEventType, recordTaskEvent, taskEventInsert } from '../webhooks/outbox';
-import { claimIdempotencyKey, type IdempotencyClaim } from './idempotency';
-=======
 import type { TaskMediaLinks } from '../media/links';
 import { taskMediaInsert } from '../media/task-media';
->>>>>>> media
+import { type CallbackEventType, recordTaskEvent, taskEventInsert } from '../webhooks/outbox';
+import { claimIdempotencyKey, type IdempotencyClaim } from './idempotency';
 
 /** Allowed moves of the task state machine; terminal states have none. */
 export const ALLOWED_FROM: Record<TaskStatus, readonly TaskStatus[]> = {
