@@ -5,7 +5,7 @@ import { summarize, TaskDurations } from './durations';
 
 let redis: IORedis;
 beforeAll(async () => {
-  redis = createRedis((await testServiceUrls()).redisUrl, 'test');
+  redis = createRedis((await testServiceUrls()).redisUrl, 'producer');
 });
 afterAll(() => redis.quit());
 
