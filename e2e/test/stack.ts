@@ -110,6 +110,7 @@ export async function startStack(
     SIM_VIDEO_RUNNING_MS: '200',
     SIM_DASHSCOPE_SUBMIT_RPS: '0',
     SIM_DASHSCOPE_MAX_RUNNING: '0',
+    SIM_DASHSCOPE_QUERY_QPS: '0',
     LOG_LEVEL: 'warn',
     ...opts.simEnv,
   });

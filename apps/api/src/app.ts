@@ -35,6 +35,11 @@ export function buildApp(deps: ApiDeps): Express {
   app.set('etag', false);
   app.set('trust proxy', trustProxy(deps.config.TRUST_PROXY));
   app.use(requestContext(deps.logger));
+  // While shutting down, answers close their connection so keep-alive clients reconnect elsewhere.
+  app.use((_req, res, next) => {
+    if (!deps.isAcceptingTraffic()) res.setHeader('connection', 'close');
+    next();
+  });
   if (deps.metrics) app.use(httpMetrics(deps.metrics));
 
   const root = Router();

@@ -13,7 +13,9 @@ export const apiEnvSchema = baseEnvSchema
     VIDEO_DEADLINE_MS: intFromEnv(30 * 60_000, 1_000),
     /** how long the API waits for Redis when enqueueing before it leaves the job to the reconciler */
     ENQUEUE_TIMEOUT_MS: intFromEnv(2_000, 10),
-    /** time allowed for in-flight requests to finish on SIGTERM */
+    /** on SIGTERM, how long /readyz answers 503 while requests are still served, before draining */
+    SHUTDOWN_DELAY_MS: intFromEnv(5_000, 0),
+    /** time allowed for in-flight requests to finish once draining */
     SHUTDOWN_GRACE_MS: intFromEnv(10_000, 0),
     /** how long a replica trusts a key it has seen (a disabled or deleted key works at most this long); 0 = no cache */
     AUTH_CACHE_TTL_MS: intFromEnv(2_000, 0).pipe(z.number().max(5_000)),

@@ -76,25 +76,34 @@ function main(): void {
   server.keepAliveTimeout = 65_000;
   server.on('error', (err) => exitOnStartupError(logger, err));
 
-  onShutdown(logger, async () => {
-    accepting = false;
-    // Let load balancers see /readyz fail, then stop taking connections and finish in-flight ones.
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-      setTimeout(() => {
-        server.closeAllConnections();
-        resolve();
-      }, config.SHUTDOWN_GRACE_MS).unref();
-    });
-    await videoQueue.close();
-    await callbacksQueue.close();
-    await upstreams.close();
-    mailer.close();
-    redis.disconnect();
-    await drainUsageRecords(database);
-    await database.close();
-  });
+  onShutdown(
+    logger,
+    async (signal) => {
+      accepting = false;
+      // Readiness is false from now on; keep serving while load balancers notice it (an
+      // interactive Ctrl-C skips the wait), then stop taking connections and finish in-flight ones.
+      if (signal === 'SIGTERM' && config.SHUTDOWN_DELAY_MS > 0) {
+        logger.info({ delayMs: config.SHUTDOWN_DELAY_MS }, 'not ready; serving until the delay ends');
+        await new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_DELAY_MS));
+      }
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => {
+          server.closeAllConnections();
+          resolve();
+        }, config.SHUTDOWN_GRACE_MS).unref();
+      });
+      await videoQueue.close();
+      await callbacksQueue.close();
+      await upstreams.close();
+      mailer.close();
+      redis.disconnect();
+      await drainUsageRecords(database);
+      await database.close();
+    },
+    config.SHUTDOWN_DELAY_MS + config.SHUTDOWN_GRACE_MS + 15_000,
+  );
 }
 
 try {

@@ -21,7 +21,15 @@ export interface OutcomePlan {
 
 function zeroCounters() {
   return {
-    video: { submitted: 0, rejected: 0, throttled: 0, queried: 0, canceled: 0 },
+    video: {
+      submitted: 0,
+      rejected: 0,
+      throttled: 0,
+      queried: 0,
+      listed: 0,
+      query_throttled: 0,
+      canceled: 0,
+    },
     image_edit: { calls: 0, images: 0, rejected: 0 },
     ark_images: { calls: 0, images: 0, failed_items: 0, rejected: 0 },
   };
@@ -41,6 +49,8 @@ export class SimState {
   readonly faults = new FaultRegistry();
   /** DashScope video submissions per key, per second */
   readonly submitLimiter: SlidingWindowLimiter;
+  /** DashScope task queries (one task, lists, cancels) per key, per second */
+  readonly queryLimiter: SlidingWindowLimiter;
   /** Ark image requests per key, per minute */
   readonly arkLimiter: SlidingWindowLimiter;
   /** null = any non-empty key is accepted */
@@ -59,6 +69,7 @@ export class SimState {
     this.limitValues = limitsFromConfig(config);
     this.submitLimiter = new SlidingWindowLimiter(this.limitValues.dashscopeSubmitRps, 1_000);
     this.arkLimiter = new SlidingWindowLimiter(this.limitValues.arkRpm, 60_000);
+    this.queryLimiter = new SlidingWindowLimiter(this.limitValues.dashscopeQueryQps, 1_000);
     this.acceptedKeys = config.SIM_API_KEYS.length > 0 ? new Set(config.SIM_API_KEYS) : null;
   }
 
@@ -73,6 +84,9 @@ export class SimState {
       this.submitLimiter.setLimit(merged.dashscopeSubmitRps);
     }
     if (merged.arkRpm !== this.limitValues.arkRpm) this.arkLimiter.setLimit(merged.arkRpm);
+    if (merged.dashscopeQueryQps !== this.limitValues.dashscopeQueryQps) {
+      this.queryLimiter.setLimit(merged.dashscopeQueryQps);
+    }
     this.limitValues = merged;
     return this.limits;
   }
@@ -140,5 +154,6 @@ export class SimState {
     this.limitValues = limitsFromConfig(this.config);
     this.submitLimiter.setLimit(this.limitValues.dashscopeSubmitRps);
     this.arkLimiter.setLimit(this.limitValues.arkRpm);
+    this.queryLimiter.setLimit(this.limitValues.dashscopeQueryQps);
   }
 }

@@ -96,6 +96,12 @@ export class VideoTaskStore {
     return task;
   }
 
+  /** Every task still retained at `now`, oldest first. */
+  *all(now: number): IterableIterator<VideoTask> {
+    this.sweep(now);
+    yield* this.tasks.values();
+  }
+
   /** Tasks of `apiKey` and `model` that have not finished at `now`. */
   running(apiKey: string, model: string, now: number): number {
     const bucket = this.buckets.get(bucketKey(apiKey, model));

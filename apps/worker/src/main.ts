@@ -1,33 +1,44 @@
 import {
   ChannelPool,
   channelsFromEnv,
+  createCallbacksQueue,
   createDatabase,
   createHttpAgent,
   createLogger,
   createMetrics,
   createRedis,
-  createCallbacksQueue,
   createSsrfPolicy,
   createSsrfSafeAgent,
   createVideoQueue,
+  DashScopeVideoClient,
   enqueueNewDeliveries,
   enqueueTaskCallbacks,
-  DashScopeVideoClient,
   exitOnStartupError,
   imageSettleAfterMs,
   loadCatalog,
   loadConfig,
   onShutdown,
   QUEUE_NAMES,
+  TaskDurations,
 } from '@mediagate/shared';
 import { Worker } from 'bullmq';
-import { envWithArgs, workerEnvSchema } from './config';
-import { startHealthServer } from './http-server';
 import { createCallbackProcessor } from './callbacks/dispatcher';
 import { HostLimiter } from './callbacks/host-limiter';
+import { envWithArgs, workerEnvSchema } from './config';
+import { startHealthServer } from './http-server';
 import { startReconciler } from './reconciler';
+import { PollBudget } from './video/poll-budget';
+import { AdaptivePollScheduler } from './video/poll-scheduler';
+import { createPollSweeper } from './video/poll-sweeper';
 import { createVideoProcessor } from './video/processor';
 import { UpstreamLimiter } from './video/upstream-limiter';
+
+/** the query spacing keeps this fraction of UPSTREAM_POLL_QPS unused, against network jitter */
+const POLL_HEADROOM = 0.05;
+/** a query slot further away than this is waited for as a delayed job, not in the worker */
+const MAX_ADMIT_WAIT_MS = 10_000;
+/** pages one batch-query sweep reads at most, per channel and status */
+const SWEEP_MAX_PAGES = 50;
 
 /** Process entry of the workers: runs the roles named by --role / WORKER_ROLE. */
 async function main(): Promise<void> {
@@ -56,9 +67,33 @@ async function main(): Promise<void> {
       headersMs: config.UPSTREAM_TIMEOUT_MS,
       bodyMs: config.UPSTREAM_TIMEOUT_MS,
     });
+    const client = new DashScopeVideoClient(agent);
+    const adaptive = config.VIDEO_POLL_SCHEDULER === 'adaptive';
+    const sweeping = adaptive && config.VIDEO_POLL_SWEEP_INTERVAL_MS > 0;
+    const budget = new PollBudget(redis, config.QUEUE_PREFIX, {
+      queriesPerSecond: config.UPSTREAM_POLL_QPS,
+      plannedShare: config.VIDEO_POLL_PLANNED_SHARE ?? (sweeping ? 0.5 : 1),
+      headroom: POLL_HEADROOM,
+    });
+    const polls = adaptive
+      ? new AdaptivePollScheduler(
+          budget,
+          new TaskDurations(redis, config.QUEUE_PREFIX),
+          {
+            fallbackMs: sweeping ? config.VIDEO_POLL_MAX_INTERVAL_MS : config.VIDEO_POLL_INTERVAL_MS,
+            minIntervalMs: config.VIDEO_POLL_MIN_INTERVAL_MS,
+            maxIntervalMs: config.VIDEO_POLL_MAX_INTERVAL_MS,
+            pollsPerSpread: config.VIDEO_POLL_SPREAD_POLLS,
+            firstQuantile: sweeping ? 0.95 : 0.05,
+            maxAdmitWaitMs: MAX_ADMIT_WAIT_MS,
+          },
+          logger,
+        )
+      : undefined;
     const processor = createVideoProcessor({
       database,
-      client: new DashScopeVideoClient(agent),
+      client,
+      polls,
       catalog: loadCatalog(config.MODEL_CATALOG_FILE),
       channels,
       limiter: new UpstreamLimiter(redis, config.QUEUE_PREFIX, {
@@ -86,6 +121,25 @@ async function main(): Promise<void> {
       stalledInterval: config.VIDEO_LOCK_DURATION_MS,
     });
     worker.on('failed', (job, err) => logger.error({ err, taskId: job?.id }, 'video job run failed'));
+    if (sweeping) {
+      const sweeper = createPollSweeper({
+        database,
+        redis,
+        queue: videoQueue,
+        client,
+        channels,
+        budget,
+        logger,
+        config: {
+          intervalMs: config.VIDEO_POLL_SWEEP_INTERVAL_MS,
+          pageSize: config.VIDEO_POLL_SWEEP_PAGE_SIZE,
+          maxPages: SWEEP_MAX_PAGES,
+          prefix: config.QUEUE_PREFIX,
+        },
+      });
+      sweeper.start();
+      stops.push(sweeper.stop);
+    }
     worker.on('error', (err) => logger.error({ err }, 'video worker error'));
     stops.push(async () => {
       await worker.close();

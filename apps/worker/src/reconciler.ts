@@ -6,15 +6,15 @@ import {
   enqueueTaskCallbacks,
   enqueueVideoTask,
   failTask,
+  type Logger,
   listActiveTasks,
   listDueDeliveries,
-  type Logger,
   type Metrics,
   sweepUnsettledImageCalls,
 } from '@mediagate/shared';
 import type { Queue } from 'bullmq';
-import { observeTransition } from './video/observe';
 import type IORedis from 'ioredis';
+import { observeTransition } from './video/observe';
 
 export interface ReconcilerDeps {
   database: Database;

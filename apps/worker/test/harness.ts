@@ -1,4 +1,6 @@
 import {
+  type ChannelConfig,
+  ChannelPool,
   createAccount,
   createDatabase,
   createHttpAgent,
@@ -6,13 +8,11 @@ import {
   createRedis,
   createVideoQueue,
   createVideoTask,
-  ChannelPool,
-  type ChannelConfig,
   DashScopeVideoClient,
   type Database,
-  type Metrics,
   defaultCatalog,
   enqueueVideoTask,
+  type Metrics,
   newTaskId,
   QUEUE_NAMES,
   type UpstreamChannel,
@@ -28,6 +28,7 @@ import {
 import { type Queue, Worker } from 'bullmq';
 import type IORedis from 'ioredis';
 import type { Agent } from 'undici';
+import type { PollScheduler } from '../src/video/poll-scheduler';
 import { createVideoProcessor } from '../src/video/processor';
 import { UpstreamLimiter } from '../src/video/upstream-limiter';
 
@@ -58,6 +59,8 @@ export interface WorkerHarness {
     submitRps?: number;
     channels?: ChannelConfig[];
     metrics?: Metrics;
+    /** when running tasks are polled (default: every pollIntervalMs) */
+    polls?: PollScheduler;
   }) => Worker;
   close: () => Promise<void>;
 }
@@ -114,6 +117,7 @@ export async function startWorkerHarness(
     startWorker: (opts = {}) => {
       const processor = createVideoProcessor({
         metrics: opts.metrics,
+        polls: opts.polls,
         database,
         client: new DashScopeVideoClient(agent),
         catalog,

@@ -94,6 +94,33 @@ export function createMetrics(opts: { service: string; defaultMetrics?: boolean 
       labelNames: ['outcome'] as const,
       registers,
     }),
+    mediaCopies: new Counter({
+      name: 'mediagate_media_copies_total',
+      help: 'Copies of vendor videos into storage by outcome: stored, retry (will be tried again), failed (gave up: too large, wrong type), expired (the vendor link died first)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    mediaCopySeconds: new Histogram({
+      name: 'mediagate_media_copy_seconds',
+      help: 'Time to copy one video from the vendor into storage (successful copies)',
+      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
+      registers,
+    }),
+    mediaStoredBytes: new Gauge({
+      name: 'mediagate_media_stored_bytes',
+      help: 'Bytes of media in storage (videos and thumbnails), as of the reconciler’s last sweep',
+      registers,
+    }),
+    mediaStoredObjects: new Gauge({
+      name: 'mediagate_media_stored_objects',
+      help: 'Objects in storage (videos and thumbnails), as of the reconciler’s last sweep',
+      registers,
+    }),
+    mediaExpired: new Counter({
+      name: 'mediagate_media_expired_total',
+      help: 'Stored videos deleted at the end of retention',
+      registers,
+    }),
     queueJobs: new Gauge({
       name: 'mediagate_queue_jobs',
       help: 'Jobs per queue and state, read from Redis at scrape time',

@@ -1,30 +1,32 @@
 import {
   type ChannelPool,
+  callbackUrlOf,
+  clearSubmitStarted,
   type DashScopeVideoClient,
+  type Database,
   failTask,
   getTask,
-  type Database,
+  isTerminal,
+  type JobPayload,
   type Logger,
   type Metrics,
+  type ModelCatalog,
   markSubmitStarted,
-  clearSubmitStarted,
   recordUpstreamTask,
+  shouldFailOver,
   startTask,
   succeedTask,
   type TaskRow,
   type TaskTransition,
-  shouldFailOver,
   UpstreamError,
   updateProgress,
-  isTerminal,
+  type VideoModel,
   type VideoSubmission,
-  type ModelCatalog,
-  type JobPayload,
-  callbackUrlOf,
 } from '@mediagate/shared';
 import { DelayedError, type Job } from 'bullmq';
 import { backoffDelay } from './backoff';
 import { observedVideoClient, observeTransition } from './observe';
+import { FixedPollScheduler, type PollScheduler } from './poll-scheduler';
 import type { UpstreamLimiter } from './upstream-limiter';
 
 export interface VideoProcessorDeps {
@@ -38,6 +40,8 @@ export interface VideoProcessorDeps {
    */
   channels: ChannelPool;
   limiter: UpstreamLimiter;
+  /** when running tasks are polled; default: every `config.pollIntervalMs` within `limiter` */
+  polls?: PollScheduler;
   logger: Logger;
   config: { pollIntervalMs: number; retryBaseMs: number; retryMaxMs: number };
   /**
@@ -66,9 +70,7 @@ async function later(job: VideoJob, token: string | undefined, ms: number, deadl
   throw new DelayedError();
 }
 
-function submissionFor(row: TaskRow, deps: VideoProcessorDeps): VideoSubmission {
-  const model = deps.catalog.video(row.model);
-  if (!model) throw new Error(`model ${row.model} is no longer in the catalog`);
+function submissionFor(row: TaskRow, model: VideoModel): VideoSubmission {
   const meta = row.metadata as {
     input: VideoSubmission['input'];
     parameters: Omit<VideoSubmission['parameters'], 'resolution' | 'duration'> & { audio?: boolean };
@@ -95,6 +97,7 @@ function submissionFor(row: TaskRow, deps: VideoProcessorDeps): VideoSubmission 
 export function createVideoProcessor(deps: VideoProcessorDeps) {
   const { db } = deps.database;
   const client = observedVideoClient(deps.client, deps.metrics);
+  const polls = deps.polls ?? new FixedPollScheduler(deps.limiter, deps.config.pollIntervalMs);
   const observed = <T extends TaskRow>(row: T | null) => {
     observeTransition(deps.metrics, row);
     return row;
@@ -200,6 +203,18 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
         log.error('submit outcome unknown after a crash; task failed without resubmitting');
         return ended;
       }
+      // The submission is built before anything is marked, so a model that has left the catalog
+      // fails the task as such (refunded) rather than as an interrupted submit.
+      const model = deps.catalog.video(row.model);
+      if (!model) {
+        await fail(taskId, {
+          code: 'model_unavailable',
+          message: `The model '${row.model}' is no longer available; the task was refunded.`,
+        });
+        log.error({ model: row.model }, 'the task model is no longer in the catalog; task failed');
+        return ended;
+      }
+      const submission = submissionFor(row, model);
       // At most one submit per channel, and a fail-over only after an answer that proves the
       // channel created nothing (an HTTP error status, a refused connection): never a second task.
       let lastErr: UpstreamError | undefined;
@@ -216,7 +231,7 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
         }
         let upstreamTaskId: string;
         try {
-          ({ taskId: upstreamTaskId } = await client.submit(channel, submissionFor(row, deps)));
+          ({ taskId: upstreamTaskId } = await client.submit(channel, submission));
         } catch (err) {
           if (!(err instanceof UpstreamError)) {
             deps.channels.release(channel.name);
@@ -252,7 +267,7 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
         await storeUpstreamId(taskId, upstreamTaskId, channel.name, log);
         await succeeded();
         log.info({ upstreamTaskId, channel: channel.name }, 'submitted upstream');
-        return later(job, token, deps.config.pollIntervalMs, row.deadlineAt);
+        return later(job, token, await polls.first(row, channel.name), row.deadlineAt);
       }
       if (lastErr && !lastErr.retryable) {
         // Every channel refused the gateway itself (key, permission, model access).
@@ -278,7 +293,7 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
       log.error({ channel: row.upstreamChannel }, 'task channel missing from configuration');
       return ended;
     }
-    const wait = await deps.limiter.take('poll', channel.name);
+    const wait = await polls.admit(channel.name);
     if (wait > 0) return later(job, token, wait, row.deadlineAt);
     let state: Awaited<ReturnType<DashScopeVideoClient['query']>>;
     try {
@@ -297,9 +312,10 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
       case 'RUNNING': {
         const progress = state.status === 'RUNNING' ? 50 : 5;
         if (row.progress < progress) await updateProgress(db, taskId, progress);
-        return later(job, token, deps.config.pollIntervalMs, row.deadlineAt);
+        return later(job, token, await polls.next(row, channel.name), row.deadlineAt);
       }
       case 'SUCCEEDED': {
+        polls.finished(row, state);
         if (!state.videoUrl) {
           await fail(taskId, {
             code: 'upstream_no_video',

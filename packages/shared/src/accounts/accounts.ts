@@ -1,7 +1,7 @@
 import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
+import { creditAccount } from '../billing/ledger';
 import type { Db, DbOrTx } from '../db/client';
 import { accounts, apiKeys } from '../db/schema';
-import { creditAccount } from '../billing/ledger';
 import { newAccountId, newKeyId } from '../ids';
 import { API_KEY_PATTERN, displayPrefix, generateApiKey, hashApiKey } from './keys';
 

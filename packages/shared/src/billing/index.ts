@@ -1,4 +1,5 @@
 export * from './ledger';
+export * from './settlement';
 export * from './statements';
 export * from './topups';
-export * from './settlement';
+export * from './video-usage';

@@ -1,5 +1,5 @@
-import { PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { PgTransaction } from 'drizzle-orm/pg-core';
 import { Pool, type PoolConfig } from 'pg';
 import * as schema from './schema';
 

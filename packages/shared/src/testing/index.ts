@@ -1,5 +1,6 @@
 export * from './processes';
 export * from './services';
-export * from './wait';
 export * from './stack';
 export * from './upstream-sim';
+export * from './wait';
+export * from './s3-server';

@@ -1,5 +1,5 @@
-export * from './accounts';
 export * from './account-webhook-settings';
+export * from './accounts';
 export * from './api-keys';
 export * from './callback-attempts';
 export * from './callback-deliveries';
@@ -8,5 +8,6 @@ export * from './email-verifications';
 export * from './idempotency-keys';
 export * from './ledger';
 export * from './payments';
+export * from './task-media';
 export * from './tasks';
 export * from './usage-records';
