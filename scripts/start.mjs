@@ -92,6 +92,9 @@ async function main() {
     ARK_BASE_URL: input.ARK_BASE_URL ?? simUrl,
     // The simulator's default timings finish a demo task in seconds; poll accordingly.
     VIDEO_POLL_INTERVAL_MS: input.VIDEO_POLL_INTERVAL_MS ?? '2000',
+    // Media links in task objects point at this API.
+    PUBLIC_BASE_URL: input.PUBLIC_BASE_URL ?? `http://127.0.0.1:${ports.PORT}`,
+    MEDIA_DIR: input.MEDIA_DIR ?? path.join(dataDir, 'media'),
     // The simulator keeps its tasks across restarts, as a vendor does.
     SIM_STATE_FILE: input.SIM_STATE_FILE ?? path.join(dataDir, 'upstream-sim', 'tasks.json'),
   };
