@@ -14,11 +14,11 @@ import {
 } from '@mediagate/shared';
 import type { Queue } from 'bullmq';
 import { observeTransition } from './video/observe';
-import type IORedis from 'ioredis';
+import type { RedisClient } from '@mediagate/shared';
 
 export interface ReconcilerDeps {
   database: Database;
-  redis: IORedis;
+  redis: RedisClient;
   videoQueue: Queue;
   /** when given, callback deliveries whose job is gone are enqueued again too */
   callbacksQueue?: Queue;
