@@ -11,7 +11,7 @@ import type {
   SsrfPolicy,
 } from '@mediagate/shared';
 import type { Queue } from 'bullmq';
-import type IORedis from 'ioredis';
+import type { RedisClient } from '@mediagate/shared';
 import type { ApiConfig } from './config';
 import type { AccountsConfig } from './config-accounts';
 import type { Mailer } from './mail/mailer';
@@ -21,7 +21,7 @@ import type { PaymentProvider } from './payments/provider';
 /** Everything the app needs, built once by the process entry and passed down. */
 export interface ApiDeps {
   database: Database;
-  redis: IORedis;
+  redis: RedisClient;
   videoQueue: Queue;
   /** producer side of the callbacks queue (redeliveries) */
   callbacksQueue: Queue;

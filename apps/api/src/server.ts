@@ -26,8 +26,11 @@ import { createDevPaymentProvider, type PaymentProvider } from './payments/provi
 function main(): void {
   const config = loadConfig(apiEnvSchema);
   const logger = createLogger({ service: 'api', level: config.LOG_LEVEL });
-  const database = createDatabase(config.DATABASE_URL, { max: config.DATABASE_POOL_MAX ?? 20 });
-  const redis = createRedis(config.REDIS_URL, 'producer');
+  const database = createDatabase(config.DATABASE_URL, {
+    max: config.DATABASE_POOL_MAX ?? 20,
+    preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
+  });
+  const redis = createRedis(config.REDIS_URL, 'producer', { cluster: config.REDIS_CLUSTER });
   const videoQueue = createVideoQueue(redis, config.QUEUE_PREFIX);
   const callbacksQueue = createCallbacksQueue(redis, config.QUEUE_PREFIX);
   const metrics = createMetrics({ service: 'api' });

@@ -13,10 +13,10 @@ import {
   loadConfig,
   type Resolver,
   usdToMicro,
+  type RedisClient,
 } from '@mediagate/shared';
 import { createTestDatabase, testQueuePrefix, testServiceUrls } from '@mediagate/shared/testing';
 import type { Queue } from 'bullmq';
-import type IORedis from 'ioredis';
 import type { Express } from 'express';
 import { buildApp } from '../src/app';
 import { type ApiConfig, apiEnvSchema } from '../src/config';
@@ -29,7 +29,7 @@ import { createUpstreams } from '../src/upstreams';
 export interface TestApi {
   url: string;
   database: Database;
-  redis: IORedis;
+  redis: RedisClient;
   videoQueue: Queue;
   callbacksQueue: Queue;
   prefix: string;
@@ -174,7 +174,7 @@ export async function expectError(res: Response, status: number, code: string) {
 }
 
 /** Removes the rate-limit counters of a test app (they live under its queue prefix). */
-async function deleteRateLimitKeys(redis: IORedis, prefix: string): Promise<void> {
+async function deleteRateLimitKeys(redis: RedisClient, prefix: string): Promise<void> {
   let cursor = '0';
   do {
     const [next, keys] = await redis

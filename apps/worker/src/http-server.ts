@@ -1,12 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import { type Database, type Metrics, migrationsApplied } from '@mediagate/shared';
-import type IORedis from 'ioredis';
+import type { RedisClient } from '@mediagate/shared';
 
 /** /healthz, /readyz and /metrics of a worker process, on their own small HTTP server. */
 export function startHealthServer(opts: {
   port: number;
   database: Database;
-  redis: IORedis;
+  redis: RedisClient;
   isAccepting: () => boolean;
   metrics?: Metrics;
 }): Promise<Server> {

@@ -47,8 +47,9 @@ async function main(): Promise<void> {
   const logger = createLogger({ service: `worker:${[...roles].join('+')}`, level: config.LOG_LEVEL });
   const database = createDatabase(config.DATABASE_URL, {
     max: config.DATABASE_POOL_MAX ?? Math.min(config.VIDEO_CONCURRENCY + 5, 30),
+    preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
   });
-  const redis = createRedis(config.REDIS_URL, 'worker');
+  const redis = createRedis(config.REDIS_URL, 'worker', { cluster: config.REDIS_CLUSTER });
   const videoQueue = createVideoQueue(redis, config.QUEUE_PREFIX);
   const callbacksQueue = createCallbacksQueue(redis, config.QUEUE_PREFIX);
   const metrics = createMetrics({ service: `worker:${[...roles].join('+')}` });
@@ -112,7 +113,7 @@ async function main(): Promise<void> {
       },
       metrics,
     });
-    const workerConnection = createRedis(config.REDIS_URL, 'worker');
+    const workerConnection = createRedis(config.REDIS_URL, 'worker', { cluster: config.REDIS_CLUSTER });
     const worker = new Worker(QUEUE_NAMES.video, processor, {
       connection: workerConnection,
       prefix: config.QUEUE_PREFIX,
@@ -198,7 +199,7 @@ async function main(): Promise<void> {
       },
       metrics,
     });
-    const workerConnection = createRedis(config.REDIS_URL, 'worker');
+    const workerConnection = createRedis(config.REDIS_URL, 'worker', { cluster: config.REDIS_CLUSTER });
     const worker = new Worker(QUEUE_NAMES.callbacks, processor, {
       connection: workerConnection,
       prefix: config.QUEUE_PREFIX,

@@ -13,12 +13,12 @@ import {
   sweepUnsettledImageCalls,
 } from '@mediagate/shared';
 import type { Queue } from 'bullmq';
-import type IORedis from 'ioredis';
 import { observeTransition } from './video/observe';
+import type { RedisClient } from '@mediagate/shared';
 
 export interface ReconcilerDeps {
   database: Database;
-  redis: IORedis;
+  redis: RedisClient;
   videoQueue: Queue;
   /** when given, callback deliveries whose job is gone are enqueued again too */
   callbacksQueue?: Queue;

@@ -17,6 +17,7 @@ import {
   QUEUE_NAMES,
   type UpstreamChannel,
   usdToMicro,
+  type RedisClient,
 } from '@mediagate/shared';
 import {
   createTestDatabase,
@@ -26,7 +27,6 @@ import {
   testServiceUrls,
 } from '@mediagate/shared/testing';
 import { type Queue, Worker } from 'bullmq';
-import type IORedis from 'ioredis';
 import type { Agent } from 'undici';
 import type { PollScheduler } from '../src/video/poll-scheduler';
 import { createVideoProcessor } from '../src/video/processor';
@@ -44,7 +44,7 @@ export type Sim = Awaited<ReturnType<typeof startSim>>;
 
 export interface WorkerHarness {
   database: Database;
-  redis: IORedis;
+  redis: RedisClient;
   queue: Queue;
   prefix: string;
   channel: UpstreamChannel;
@@ -83,7 +83,7 @@ export async function startWorkerHarness(
     initialCreditMicroUsd: usdToMicro(100),
   });
   const workers: Worker[] = [];
-  const connections: IORedis[] = [];
+  const connections: RedisClient[] = [];
   const catalog = defaultCatalog();
   return {
     database,

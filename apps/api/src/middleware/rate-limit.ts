@@ -1,6 +1,6 @@
 import { ApiError, type Logger } from '@mediagate/shared';
 import type { Response } from 'express';
-import type IORedis from 'ioredis';
+import type { RedisClient } from '@mediagate/shared';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { AccountsConfig } from '../config-accounts';
 
@@ -38,7 +38,7 @@ export class RateLimits {
   private readonly limiters = new Map<string, { shared: RateLimiterRedis; local: RateLimiterMemory }>();
 
   constructor(
-    private readonly redis: IORedis,
+    private readonly redis: RedisClient,
     readonly config: RateLimitConfig,
     private readonly logger: Logger,
   ) {}

@@ -35,7 +35,10 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const config = loadConfig(baseEnvSchema);
-  const database = createDatabase(config.DATABASE_URL, { max: 1 });
+  const database = createDatabase(config.DATABASE_URL, {
+    max: 1,
+    preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
+  });
   try {
     switch (command) {
       case 'account:create': {
@@ -75,7 +78,7 @@ async function main(argv: string[]): Promise<number> {
         }
         const ids = await redeliverFailedSince(database.db, values.account, since);
         // Committed first, enqueued second; whatever Redis does not take now, the reconciler enqueues.
-        const redis = createRedis(config.REDIS_URL, 'producer');
+        const redis = createRedis(config.REDIS_URL, 'producer', { cluster: config.REDIS_CLUSTER });
         const queue = createCallbacksQueue(redis, config.QUEUE_PREFIX);
         let enqueued = 0;
         try {
