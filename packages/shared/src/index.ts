@@ -6,7 +6,7 @@ export * from './db/client';
 export * from './db/migrate';
 export * from './db/ensure-database';
 export * as schema from './db/schema';
-export type { TaskRow, TaskStatus } from './db/schema';
+export type { TaskMediaRow, TaskMediaStatus, TaskRow, TaskStatus } from './db/schema';
 export type {
   AccountWebhookSettingsRow,
   CallbackAttemptRow,

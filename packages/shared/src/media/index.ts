@@ -9,3 +9,4 @@ export * from './source-hosts';
 export * from './storage';
 export * from './task-media';
 export * from './thumbnail';
+export * from './delete';
