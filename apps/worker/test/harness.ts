@@ -28,7 +28,7 @@ import {
 import { type Queue, Worker } from 'bullmq';
 import type IORedis from 'ioredis';
 import type { Agent } from 'undici';
-import { createVideoProcessor } from '../src/video/processor';
+import { createVideoProcessor, type VideoProcessorDeps } from '../src/video/processor';
 import { UpstreamLimiter } from '../src/video/upstream-limiter';
 
 /** The upstream simulator as a real process (video tasks finish in about 150 ms), and its control API. */
@@ -58,6 +58,8 @@ export interface WorkerHarness {
     submitRps?: number;
     channels?: ChannelConfig[];
     metrics?: Metrics;
+    /** the media of successes (signed links, copy enqueue); without it tasks keep the vendor's link */
+    media?: VideoProcessorDeps['media'];
   }) => Worker;
   close: () => Promise<void>;
 }
@@ -124,6 +126,7 @@ export async function startWorkerHarness(
         }),
         logger: createLogger({ service: 'worker-test', level: 'silent' }),
         config: { pollIntervalMs: opts.pollIntervalMs ?? 30, retryBaseMs: 20, retryMaxMs: 200 },
+        media: opts.media,
       });
       const connection = createRedis(redisUrl, 'worker');
       connections.push(connection);

@@ -74,10 +74,7 @@ export async function sendTaskMedia(req: Request, res: Response, opts: MediaAnsw
   const etag = `"${variant === 'video' ? '' : 't-'}${media.sha256 ?? media.taskId}"`;
   const cacheControl = `private, max-age=${maxAge}`;
   const ifNoneMatch = req.get('if-none-match');
-  if (
-    ifNoneMatch &&
-    ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag || t.trim() === '*')
-  ) {
+  if (ifNoneMatch?.split(',').some((t) => t.trim().replace(/^W\//, '') === etag || t.trim() === '*')) {
     res.set({ etag, 'cache-control': cacheControl });
     return void res.status(304).end();
   }
