@@ -25,7 +25,7 @@ import {
 import { testServiceUrls, waitFor } from '@mediagate/shared/testing';
 import { type Queue, Worker } from 'bullmq';
 import type IORedis from 'ioredis';
-import { type Sim, simChannel, startSim, startWorkerHarness, type WorkerHarness } from '../../test/harness';
+import { type Sim, startSim, startWorkerHarness, type WorkerHarness } from '../../test/harness';
 import { reconcileOnce, type ReconcilerDeps } from '../reconciler';
 import { createMediaCopyProcessor } from './copy-processor';
 
