@@ -15,6 +15,7 @@ import * as docs from './routes/docs';
 import * as health from './routes/health';
 import * as imagesEdit from './routes/images.edit';
 import * as imagesGenerate from './routes/images.generate';
+import * as mediaGet from './routes/media.get';
 import * as metricsRoute from './routes/metrics';
 import * as modelsGet from './routes/models.get';
 import * as modelsList from './routes/models.list';
@@ -22,9 +23,12 @@ import * as paymentsNotify from './routes/payments.notify';
 import * as videosCallbacksList from './routes/videos.callbacks.list';
 import * as videosCancel from './routes/videos.cancel';
 import * as videosCallbacksRedeliver from './routes/videos.callbacks.redeliver';
+import * as videosContent from './routes/videos.content';
 import * as videosCreate from './routes/videos.create';
+import * as videosDelete from './routes/videos.delete';
 import * as videosGet from './routes/videos.get';
 import * as videosList from './routes/videos.list';
+import * as videosUnsupported from './routes/videos.unsupported';
 import * as webhooksSecret from './routes/webhooks.secret';
 import * as webhooksSettings from './routes/webhooks.settings';
 
@@ -46,6 +50,7 @@ export function buildApp(deps: ApiDeps): Express {
   health.register(root, deps);
   metricsRoute.register(root, deps);
   docs.register(root, deps);
+  mediaGet.register(root, deps);
   app.use(root);
 
   const v1 = Router();
@@ -53,6 +58,9 @@ export function buildApp(deps: ApiDeps): Express {
   videosGet.register(v1, deps);
   videosList.register(v1, deps);
   videosCancel.register(v1, deps);
+  videosContent.register(v1, deps);
+  videosDelete.register(v1, deps);
+  videosUnsupported.register(v1, deps);
   videosCallbacksList.register(v1, deps);
   videosCallbacksRedeliver.register(v1, deps);
   webhooksSecret.register(v1, deps);

@@ -1,4 +1,11 @@
-import { baseEnvSchema, intFromEnv, refineImageCallEnv, ssrfEnvSchema } from '@mediagate/shared';
+import {
+  baseEnvSchema,
+  intFromEnv,
+  mediaEnvSchema,
+  refineImageCallEnv,
+  refineMediaEnv,
+  ssrfEnvSchema,
+} from '@mediagate/shared';
 import { z } from 'zod';
 import { accountsEnvShape } from './config-accounts';
 import { imagesEnvShape } from './config-images';
@@ -23,9 +30,14 @@ export const apiEnvSchema = baseEnvSchema
     TASK_CACHE_ENTRIES: intFromEnv(20_000, 0),
     /** SSRF_ALLOW_CIDRS, SSRF_DNS_TIMEOUT_MS: see packages/shared/src/webhooks/ssrf.ts */
     ...ssrfEnvSchema.shape,
+    /** MEDIA_*: storage, links and retention of the videos the gateway keeps */
+    ...mediaEnvSchema.shape,
   })
   .extend(accountsEnvShape)
   .extend(imagesEnvShape)
-  .superRefine(refineImageCallEnv);
+  .superRefine((env, ctx) => {
+    refineImageCallEnv(env, ctx);
+    refineMediaEnv(env, ctx);
+  });
 
 export type ApiConfig = z.output<typeof apiEnvSchema>;

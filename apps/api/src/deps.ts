@@ -5,6 +5,8 @@ import type {
   ImageService,
   Logger,
   LruCache,
+  MediaLinkSigner,
+  MediaStorage,
   Principal,
   Metrics,
   ModelCatalog,
@@ -46,8 +48,13 @@ export interface ApiDeps {
   ssrf: SsrfPolicy;
   /** principals of recently seen keys (see requireApiKey) */
   authCache?: LruCache<string, Principal>;
-  /** serialized answers of terminal tasks, by task id, with their owner */
-  taskCache?: LruCache<string, { accountId: string; json: string }>;
+  /**
+   * serialized answers of terminal tasks, by task id, with their owner; `until` (ms) bounds an
+   * answer that carries media links (they expire, and a deletion on another replica ends them)
+   */
+  taskCache?: LruCache<string, { accountId: string; json: string; until?: number }>;
+  /** where succeeded videos are kept, and the signer of their links */
+  media: { storage: MediaStorage; signer: MediaLinkSigner };
   /** Prometheus metrics of this process; /metrics is served when present */
   metrics?: Metrics;
   /** false once shutdown began, so /readyz drains traffic away */

@@ -8,6 +8,8 @@ import {
   createCallbacksQueue,
   createSsrfPolicy,
   createVideoQueue,
+  createMediaLinkSigner,
+  createMediaStorage,
   exitOnStartupError,
   loadCatalog,
   LruCache,
@@ -70,6 +72,7 @@ function main(): void {
     metrics,
     authCache: config.AUTH_CACHE_TTL_MS > 0 ? new LruCache(10_000, config.AUTH_CACHE_TTL_MS) : undefined,
     taskCache: config.TASK_CACHE_ENTRIES > 0 ? new LruCache(config.TASK_CACHE_ENTRIES) : undefined,
+    media: { storage: createMediaStorage(config), signer: createMediaLinkSigner(config) },
     isAcceptingTraffic: () => accepting,
   });
   const server: Server = app.listen(config.PORT, config.HOST, () => {

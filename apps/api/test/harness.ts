@@ -1,4 +1,7 @@
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import {
   createAccount,
   createDatabase,
@@ -8,7 +11,10 @@ import {
   createCallbacksQueue,
   createSsrfPolicy,
   createVideoQueue,
+  createMediaLinkSigner,
   type Database,
+  LocalMediaStorage,
+  type MediaStorage,
   defaultCatalog,
   loadConfig,
   type Resolver,
@@ -49,6 +55,8 @@ export async function startTestApi(
     /** the SSRF allow-list (default: nothing opened) and a DNS resolver for the SSRF checks */
     ssrfAllowCidrs?: string;
     resolve?: Resolver;
+    /** where media is kept (default: the local driver in a fresh temporary directory) */
+    mediaStorage?: MediaStorage;
   } = {},
 ): Promise<TestApi> {
   const { redisUrl } = await testServiceUrls();
@@ -59,6 +67,7 @@ export async function startTestApi(
   const videoQueue = createVideoQueue(redis, prefix);
   const callbacksQueue = createCallbacksQueue(redis, prefix);
   const logger = createLogger({ service: 'api-test', level: 'silent' });
+  const mediaDir = await mkdtemp(path.join(os.tmpdir(), 'api-media-'));
   const config = {
     // every variable at its default (the environment is not read), then the test's choices
     ...loadConfig(apiEnvSchema, {}),
@@ -89,6 +98,10 @@ export async function startTestApi(
       ? [createDevPaymentProvider(config.PAYMENT_DEV_SECRET, config.PAYMENT_SIGNATURE_TOLERANCE_S)]
       : [],
     metrics,
+    media: {
+      storage: overrides.mediaStorage ?? new LocalMediaStorage(mediaDir),
+      signer: createMediaLinkSigner(config),
+    },
     isAcceptingTraffic: () => true,
   };
   deps.metrics?.watchQueues(videoQueue, callbacksQueue);
@@ -130,6 +143,7 @@ export async function startTestApi(
       redis.disconnect();
       await database.close();
       await testDb.drop();
+      await rm(mediaDir, { recursive: true, force: true });
     },
   };
 }

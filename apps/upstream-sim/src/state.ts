@@ -10,6 +10,22 @@ import { SlidingWindowLimiter } from './rate-limit';
 import { TaskJournal } from './task-journal';
 import { VideoTaskStore } from './video-tasks';
 
+/** How the vendor's CDN serves result videos (control API `video-media`). */
+export interface VideoMediaSettings {
+  /** every video link answers 403 "Request has expired", as the vendor's does after 24 h */
+  linksExpired: boolean;
+  /** serve the sample clip padded (an MP4 `free` box) to this many bytes; null = the clip as is */
+  sizeBytes: number | null;
+  /** serve video bodies at this rate; null = as fast as possible */
+  bytesPerSecond: number | null;
+}
+
+const defaultVideoMedia = (): VideoMediaSettings => ({
+  linksExpired: false,
+  sizeBytes: null,
+  bytesPerSecond: null,
+});
+
 /** A planned end for upcoming video tasks (control API `video-outcomes`). */
 export interface OutcomePlan {
   outcome: 'FAILED' | 'CANCELED';
@@ -57,6 +73,9 @@ export class SimState {
   readonly acceptedKeys: ReadonlySet<string> | null;
   counters: SimCounters = zeroCounters();
   timing: VideoTiming;
+  videoMedia: VideoMediaSettings = defaultVideoMedia();
+  /** the seconds a successful task's `usage.duration` reports; null = the duration asked for */
+  reportedDuration: number | null = null;
   private limitValues: SimLimits;
   private outcomes: OutcomePlan[] = [];
   private arkItemFailures = 0;
@@ -150,6 +169,8 @@ export class SimState {
     this.faults.clear();
     this.outcomes = [];
     this.arkItemFailures = 0;
+    this.videoMedia = defaultVideoMedia();
+    this.reportedDuration = null;
     this.timing = timingFromConfig(this.config);
     this.limitValues = limitsFromConfig(this.config);
     this.submitLimiter.setLimit(this.limitValues.dashscopeSubmitRps);

@@ -3,7 +3,9 @@ import {
   catalogEnvSchema,
   imageCallEnvSchema,
   intFromEnv,
+  mediaEnvSchema,
   refineImageCallEnv,
+  refineMediaEnv,
   ssrfEnvSchema,
   upstreamEnvSchema,
 } from '@mediagate/shared';
@@ -22,6 +24,8 @@ export const workerEnvSchema = baseEnvSchema
     ...catalogEnvSchema.shape,
     /** reconciler: IMAGE_SETTLE_AFTER_MS, the age past which an unsettled image call is refunded in full */
     ...imageCallEnvSchema.shape,
+    /** MEDIA_*: storage, links and retention of the videos the gateway keeps */
+    ...mediaEnvSchema.shape,
     /** roles this process runs, comma-separated; `--role=` on the command line wins */
     WORKER_ROLE: z
       .string()
@@ -70,7 +74,10 @@ export const workerEnvSchema = baseEnvSchema
     RECONCILER_GRACE_MS: intFromEnv(10_000, 0),
     SHUTDOWN_GRACE_MS: intFromEnv(25_000, 0),
   })
-  .superRefine(refineImageCallEnv);
+  .superRefine((env, ctx) => {
+    refineImageCallEnv(env, ctx);
+    refineMediaEnv(env, ctx);
+  });
 
 export type WorkerConfig = z.output<typeof workerEnvSchema>;
 

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
-import { type Database, type Metrics, migrationsApplied } from '@mediagate/shared';
 import type { RedisClient } from '@mediagate/shared';
+import { type Database, type Metrics, migrationsApplied } from '@mediagate/shared';
 
 /** /healthz, /readyz and /metrics of a worker process, on their own small HTTP server. */
 export function startHealthServer(opts: {

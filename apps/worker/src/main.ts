@@ -5,18 +5,24 @@ import {
   createDatabase,
   createHttpAgent,
   createLogger,
+  createMediaLinkSigner,
+  createMediaQueue,
+  createMediaStorage,
   createMetrics,
   createRedis,
   createSsrfPolicy,
   createSsrfSafeAgent,
   createVideoQueue,
   DashScopeVideoClient,
+  enqueueMediaCopy,
   enqueueNewDeliveries,
   enqueueTaskCallbacks,
   exitOnStartupError,
   imageSettleAfterMs,
   loadCatalog,
   loadConfig,
+  MediaSourceHosts,
+  mediaRetentionMs,
   onShutdown,
   QUEUE_NAMES,
   TaskDurations,
@@ -26,6 +32,7 @@ import { createCallbackProcessor } from './callbacks/dispatcher';
 import { HostLimiter } from './callbacks/host-limiter';
 import { envWithArgs, workerEnvSchema } from './config';
 import { startHealthServer } from './http-server';
+import { createMediaCopyProcessor } from './media/copy-processor';
 import { startReconciler } from './reconciler';
 import { PollBudget } from './video/poll-budget';
 import { AdaptivePollScheduler } from './video/poll-scheduler';
@@ -52,8 +59,10 @@ async function main(): Promise<void> {
   const redis = createRedis(config.REDIS_URL, 'worker', { cluster: config.REDIS_CLUSTER });
   const videoQueue = createVideoQueue(redis, config.QUEUE_PREFIX);
   const callbacksQueue = createCallbacksQueue(redis, config.QUEUE_PREFIX);
+  const mediaQueue = createMediaQueue(redis, config.QUEUE_PREFIX);
+  const storage = createMediaStorage(config);
   const metrics = createMetrics({ service: `worker:${[...roles].join('+')}` });
-  metrics.watchQueues(videoQueue, callbacksQueue);
+  metrics.watchQueues(videoQueue, callbacksQueue, mediaQueue);
   const stops: Array<() => Promise<void>> = [];
   let accepting = true;
 
@@ -112,8 +121,14 @@ async function main(): Promise<void> {
         enqueueNew: (deliveryIds) => enqueueNewDeliveries(callbacksQueue, deliveryIds),
       },
       metrics,
+      media: {
+        linksFor: (taskId, completedAt) =>
+          signer.linksFor(taskId, new Date(completedAt.getTime() + mediaRetentionMs(config))),
+        copy: (taskId) => enqueueMediaCopy(mediaQueue, taskId),
+      },
     });
     const workerConnection = createRedis(config.REDIS_URL, 'worker', { cluster: config.REDIS_CLUSTER });
+    const signer = createMediaLinkSigner(config);
     const worker = new Worker(QUEUE_NAMES.video, processor, {
       connection: workerConnection,
       prefix: config.QUEUE_PREFIX,
@@ -148,6 +163,63 @@ async function main(): Promise<void> {
       await agent.close();
     });
     logger.info({ concurrency: config.VIDEO_CONCURRENCY }, 'video worker started');
+
+    // Copies of succeeded videos into storage: their own queue, so a slow download never holds
+    // up the terminal moves.
+    const ssrfPolicy = createSsrfPolicy({
+      allowCidrs: config.SSRF_ALLOW_CIDRS,
+      dnsTimeoutMs: config.SSRF_DNS_TIMEOUT_MS,
+    });
+    const copyTimeouts = {
+      connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
+      headersTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
+      bodyTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    };
+    const mediaAgent = createHttpAgent({
+      connectMs: copyTimeouts.connectTimeoutMs,
+      headersMs: copyTimeouts.headersTimeoutMs,
+      bodyMs: copyTimeouts.bodyTimeoutMs,
+    });
+    const mediaPublicAgent = createSsrfSafeAgent(ssrfPolicy, copyTimeouts);
+    const copyProcessor = createMediaCopyProcessor({
+      database,
+      storage,
+      hosts: new MediaSourceHosts(
+        channelsFromEnv(config).filter((c) => c.vendor === 'dashscope'),
+        config.MEDIA_ALLOWED_HOSTS,
+      ),
+      agent: mediaAgent,
+      publicAgent: mediaPublicAgent,
+      logger,
+      metrics,
+      config: {
+        maxBytes: config.MEDIA_MAX_BYTES,
+        timeoutMs: config.MEDIA_COPY_TIMEOUT_MS,
+        attempts: config.MEDIA_COPY_ATTEMPTS,
+        retryBaseMs: config.UPSTREAM_RETRY_BASE_MS,
+        ffmpegPath: config.FFMPEG_PATH,
+      },
+    });
+    const mediaConnection = createRedis(config.REDIS_URL, 'worker', { cluster: config.REDIS_CLUSTER });
+    const mediaWorker = new Worker(QUEUE_NAMES.media, copyProcessor, {
+      connection: mediaConnection,
+      prefix: config.QUEUE_PREFIX,
+      concurrency: config.MEDIA_COPY_CONCURRENCY,
+      lockDuration: config.VIDEO_LOCK_DURATION_MS,
+      stalledInterval: config.VIDEO_LOCK_DURATION_MS,
+    });
+    mediaWorker.on('failed', (job, err) => logger.error({ err, jobId: job?.id }, 'media copy job failed'));
+    mediaWorker.on('error', (err) => logger.error({ err }, 'media worker error'));
+    stops.push(async () => {
+      await mediaWorker.close();
+      mediaConnection.disconnect();
+      await mediaAgent.close();
+      await mediaPublicAgent.close();
+    });
+    logger.info(
+      { driver: storage.driver, concurrency: config.MEDIA_COPY_CONCURRENCY },
+      'media copy worker started',
+    );
   }
 
   if (roles.has('reconciler')) {
@@ -158,6 +230,7 @@ async function main(): Promise<void> {
       callbacksQueue,
       logger,
       metrics,
+      media: { storage, mediaQueue },
       config: {
         intervalMs: config.RECONCILER_INTERVAL_MS,
         graceMs: config.RECONCILER_GRACE_MS,
@@ -245,6 +318,7 @@ async function main(): Promise<void> {
       await Promise.all(stops.map((s) => s()));
       await videoQueue.close();
       await callbacksQueue.close();
+      await mediaQueue.close();
       health?.close();
       redis.disconnect();
       await database.close();

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { RedisClient } from '@mediagate/shared';
 import {
   type Database,
   deleteExpiredIdempotencyKeys,
@@ -13,8 +14,8 @@ import {
   sweepUnsettledImageCalls,
 } from '@mediagate/shared';
 import type { Queue } from 'bullmq';
+import { type MediaSweepDeps, type MediaSweepResult, sweepMedia } from './media/sweep';
 import { observeTransition } from './video/observe';
-import type { RedisClient } from '@mediagate/shared';
 
 export interface ReconcilerDeps {
   database: Database;
@@ -25,6 +26,8 @@ export interface ReconcilerDeps {
   /** timeouts are counted as transitions here when given */
   metrics?: Metrics;
   logger: Logger;
+  /** when given, media copies are retried, lost ones given up, and media past retention deleted */
+  media?: Pick<MediaSweepDeps, 'storage' | 'mediaQueue'>;
   config: {
     intervalMs: number;
     graceMs: number;
@@ -41,6 +44,8 @@ export interface SweepResult {
   callbacksRequeued: number;
   /** image calls left unsettled past their bound, refunded in full */
   imageCallsSettled: number;
+  /** the media pass, when the reconciler has media */
+  media?: MediaSweepResult;
   skipped: boolean;
 }
 
@@ -67,7 +72,16 @@ export async function reconcileOnce(deps: ReconcilerDeps): Promise<SweepResult> 
     const imageCallsSettled = await sweepImageCalls(deps);
     // Idempotency-Key records live 24 hours; drop the expired ones.
     await deleteExpiredIdempotencyKeys(deps.database.db);
-    return { ...tasks, callbacksRequeued, imageCallsSettled, skipped: false };
+    const media = deps.media
+      ? await sweepMedia({
+          ...deps.media,
+          database: deps.database,
+          logger: deps.logger,
+          metrics: deps.metrics,
+          graceMs: deps.config.graceMs,
+        })
+      : undefined;
+    return { ...tasks, callbacksRequeued, imageCallsSettled, media, skipped: false };
   } finally {
     // Release only our own lock (it may have expired and been taken by another replica).
     await deps.redis.eval(

@@ -15,9 +15,9 @@ import {
   type Metrics,
   newTaskId,
   QUEUE_NAMES,
+  type RedisClient,
   type UpstreamChannel,
   usdToMicro,
-  type RedisClient,
 } from '@mediagate/shared';
 import {
   createTestDatabase,
@@ -29,7 +29,7 @@ import {
 import { type Queue, Worker } from 'bullmq';
 import type { Agent } from 'undici';
 import type { PollScheduler } from '../src/video/poll-scheduler';
-import { createVideoProcessor } from '../src/video/processor';
+import { createVideoProcessor, type VideoProcessorDeps } from '../src/video/processor';
 import { UpstreamLimiter } from '../src/video/upstream-limiter';
 
 /** The upstream simulator as a real process (video tasks finish in about 150 ms), and its control API. */
@@ -61,6 +61,8 @@ export interface WorkerHarness {
     metrics?: Metrics;
     /** when running tasks are polled (default: every pollIntervalMs) */
     polls?: PollScheduler;
+    /** the media of successes (signed links, copy enqueue); without it tasks keep the vendor's link */
+    media?: VideoProcessorDeps['media'];
   }) => Worker;
   close: () => Promise<void>;
 }
@@ -128,6 +130,7 @@ export async function startWorkerHarness(
         }),
         logger: createLogger({ service: 'worker-test', level: 'silent' }),
         config: { pollIntervalMs: opts.pollIntervalMs ?? 30, retryBaseMs: 20, retryMaxMs: 200 },
+        media: opts.media,
       });
       const connection = createRedis(redisUrl, 'worker');
       connections.push(connection);

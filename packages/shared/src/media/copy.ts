@@ -5,7 +5,7 @@ import type { Logger } from '../log';
 import type { Metrics } from '../metrics';
 import { assertMp4 } from './sniff';
 import type { MediaSourceHosts } from './source-hosts';
-import { MediaTooLargeError, MediaTypeError, type MediaStorage, thumbnailKey, videoKey } from './storage';
+import { type MediaStorage, MediaTooLargeError, MediaTypeError, thumbnailKey, videoKey } from './storage';
 import { beginCopyAttempt, markCopyFailed, markMediaStored } from './task-media';
 import { firstFrameJpeg } from './thumbnail';
 
@@ -103,7 +103,7 @@ export async function copyTaskMedia(deps: MediaCopyDeps, taskId: string): Promis
       } catch (err) {
         log.warn({ err }, 'no thumbnail for the video (is ffmpeg installed?)');
       }
-      await markMediaStored(db, taskId, {
+      const recorded = await markMediaStored(db, taskId, {
         storageKey: key,
         bytes: put.bytes,
         sha256: put.sha256,
@@ -111,6 +111,11 @@ export async function copyTaskMedia(deps: MediaCopyDeps, taskId: string): Promis
         thumbnailKey: thumb?.key ?? null,
         thumbnailBytes: thumb?.bytes ?? null,
       });
+      if (!recorded) {
+        // deleted (or expired) while this copy ran: what it stored must not outlive the row
+        await Promise.all([deps.storage.delete(key), deps.storage.delete(thumbnailKey(taskId))]);
+        return 'nothing';
+      }
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       deps.metrics?.mediaCopySeconds.observe(seconds);
       count('stored');

@@ -1,6 +1,7 @@
 export * from './config';
 export * from './copy';
 export * from './create-storage';
+export * from './delete';
 export * from './links';
 export * from './local-storage';
 export * from './s3-storage';

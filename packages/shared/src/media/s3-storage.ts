@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
   DeleteObjectCommand,
@@ -8,7 +9,6 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { Readable } from 'node:stream';
 import { MeteredStream } from './metered-stream';
 import type { ByteRange, MediaStorage, PutOptions, PutResult, StoredObject } from './storage';
 

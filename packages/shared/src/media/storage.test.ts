@@ -8,7 +8,7 @@ import { startTestS3Server, type TestS3Server } from '../testing/s3-server';
 import { LocalMediaStorage } from './local-storage';
 import { S3MediaStorage } from './s3-storage';
 import { assertMp4 } from './sniff';
-import { MediaTooLargeError, MediaTypeError, type MediaStorage } from './storage';
+import { type MediaStorage, MediaTooLargeError, MediaTypeError } from './storage';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 /** bytes that look like an MP4 (an ftyp box first) followed by `size` random bytes */

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
-import type { RedisClient } from './connection';
 import { JOB_CATALOG, QUEUE_NAMES } from './catalog';
+import type { RedisClient } from './connection';
 
 /** The producer side of the callbacks queue. Connection errors are retried by ioredis, not thrown. */
 export function createCallbacksQueue(connection: RedisClient, prefix: string): Queue {

@@ -1,5 +1,5 @@
 export * from './callbacks-queue';
 export * from './catalog';
 export * from './connection';
-export * from './video-queue';
 export * from './media-queue';
+export * from './video-queue';

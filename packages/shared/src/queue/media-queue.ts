@@ -1,9 +1,9 @@
 import { Queue } from 'bullmq';
-import type IORedis from 'ioredis';
 import { JOB_CATALOG, QUEUE_NAMES } from './catalog';
+import type { RedisClient } from './connection';
 
 /** The producer side of the media-copy queue. Connection errors are retried by ioredis, not thrown. */
-export function createMediaQueue(connection: IORedis, prefix: string): Queue {
+export function createMediaQueue(connection: RedisClient, prefix: string): Queue {
   const queue = new Queue(QUEUE_NAMES.media, { connection, prefix });
   queue.on('error', () => {});
   return queue;

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
+import { JOB_CATALOG, type JobPayload, QUEUE_NAMES } from './catalog';
 import type { RedisClient } from './connection';
-import { JOB_CATALOG, QUEUE_NAMES, type JobPayload } from './catalog';
 
 /** The producer side of the video queue. Connection errors are retried by ioredis, not thrown. */
 export function createVideoQueue(connection: RedisClient, prefix: string): Queue {

@@ -1,6 +1,6 @@
 export * from './processes';
+export * from './s3-server';
 export * from './services';
 export * from './stack';
 export * from './upstream-sim';
 export * from './wait';
-export * from './s3-server';
