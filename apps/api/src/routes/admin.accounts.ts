@@ -146,13 +146,13 @@ export function register(router: Router, deps: ApiDeps): void {
   router.post('/accounts/:id/adjustments', ...admin, ...body, async (req, res) => {
     const b = adjustmentBody.parse(req.body ?? {});
     const { id } = await account(req);
-    const operator = sessionOf(req).email;
     try {
       const applied = await db.transaction((tx) =>
         adjustBalance(tx, {
           accountId: id,
           amountMicroUsd: b.amount_usd,
-          reason: `${b.reason} (by ${operator})`,
+          reason: b.reason,
+          operatorId: sessionOf(req).accountId,
           ref: b.reference ? `adj:${b.reference}` : undefined,
         }),
       );

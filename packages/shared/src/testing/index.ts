@@ -3,3 +3,4 @@ export * from './services';
 export * from './wait';
 export * from './stack';
 export * from './upstream-sim';
+export * from './streamed-form';

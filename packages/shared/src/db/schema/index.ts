@@ -10,3 +10,4 @@ export * from './ledger';
 export * from './payments';
 export * from './tasks';
 export * from './usage-records';
+export * from './task-retries';
