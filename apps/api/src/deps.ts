@@ -44,8 +44,10 @@ export interface ApiDeps {
   paymentProviders: readonly PaymentProvider[];
   /** the SSRF guard for URLs clients hand us (callbacks, media the upstream fetches) */
   ssrf: SsrfPolicy;
-  /** principals of recently seen keys (see requireApiKey) */
+  /** principals of recently seen keys (see requireApiKey); kept in step by listenForKeyChanges */
   authCache?: LruCache<string, Principal>;
+  /** the deployment's Redis namespace (QUEUE_PREFIX): key changes are announced under it */
+  queuePrefix: string;
   /** serialized answers of terminal tasks, by task id, with their owner */
   taskCache?: LruCache<string, { accountId: string; json: string }>;
   /** Prometheus metrics of this process; /metrics is served when present */

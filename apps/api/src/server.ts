@@ -13,9 +13,11 @@ import {
   LruCache,
   loadConfig,
   onShutdown,
+  type Principal,
 } from '@mediagate/shared';
 import { buildApp } from './app';
 import { apiEnvSchema } from './config';
+import { listenForKeyChanges } from './key-revocations';
 import { createUpstreams } from './upstreams';
 import { createMailer } from './mail/mailer';
 import { drainUsageRecords } from './middleware/auth';
@@ -49,6 +51,18 @@ function main(): void {
       (err: unknown) => logger.error({ err }, 'could not set up the admin account'),
     );
   }
+  const authCache =
+    config.AUTH_CACHE_TTL_MS > 0
+      ? new LruCache<string, Principal>(10_000, config.AUTH_CACHE_TTL_MS)
+      : undefined;
+  const stopKeyListener = authCache
+    ? listenForKeyChanges({
+        subscriber: createRedis(config.REDIS_URL, 'producer'),
+        queuePrefix: config.QUEUE_PREFIX,
+        cache: authCache,
+        logger,
+      })
+    : undefined;
   let accepting = true;
   const app = buildApp({
     mailer,
@@ -65,7 +79,8 @@ function main(): void {
     logger,
     config,
     metrics,
-    authCache: config.AUTH_CACHE_TTL_MS > 0 ? new LruCache(10_000, config.AUTH_CACHE_TTL_MS) : undefined,
+    authCache,
+    queuePrefix: config.QUEUE_PREFIX,
     taskCache: config.TASK_CACHE_ENTRIES > 0 ? new LruCache(config.TASK_CACHE_ENTRIES) : undefined,
     isAcceptingTraffic: () => accepting,
   });
@@ -87,6 +102,7 @@ function main(): void {
         resolve();
       }, config.SHUTDOWN_GRACE_MS).unref();
     });
+    await stopKeyListener?.();
     await videoQueue.close();
     await callbacksQueue.close();
     await upstreams.close();

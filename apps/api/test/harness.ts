@@ -89,6 +89,7 @@ export async function startTestApi(
       ? [createDevPaymentProvider(config.PAYMENT_DEV_SECRET, config.PAYMENT_SIGNATURE_TOLERANCE_S)]
       : [],
     metrics,
+    queuePrefix: prefix,
     isAcceptingTraffic: () => true,
   };
   deps.metrics?.watchQueues(videoQueue, callbacksQueue);

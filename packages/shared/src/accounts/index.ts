@@ -6,3 +6,4 @@ export * from './registration';
 export * from './sessions';
 export * from './tokens';
 export * from './video-slots';
+export * from './key-revocations';
