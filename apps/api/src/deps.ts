@@ -29,7 +29,12 @@ export interface ApiDeps {
   logger: Logger;
   config: Pick<
     ApiConfig,
-    'BODY_LIMIT_BYTES' | 'VIDEO_DEADLINE_MS' | 'ENQUEUE_TIMEOUT_MS' | 'IMAGE_BODY_LIMIT_BYTES'
+    | 'BODY_LIMIT_BYTES'
+    | 'VIDEO_DEADLINE_MS'
+    | 'ENQUEUE_TIMEOUT_MS'
+    | 'IMAGE_BODY_LIMIT_BYTES'
+    | 'METRICS_TOKEN'
+    | 'METRICS_PORT'
   > &
     AccountsConfig;
   /** synchronous image calls through the upstream channels (charge, call with fail-over, refund) */

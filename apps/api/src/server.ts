@@ -17,12 +17,15 @@ import {
 } from '@mediagate/shared';
 import { buildApp } from './app';
 import { apiEnvSchema } from './config';
+import type { ApiDeps } from './deps';
+import { createApiServer } from './http-server';
 import { listenForKeyChanges } from './key-revocations';
 import { createUpstreams } from './upstreams';
 import { createMailer } from './mail/mailer';
 import { drainUsageRecords } from './middleware/auth';
 import { RateLimits, rateLimitConfig } from './middleware/rate-limit';
 import { createDevPaymentProvider, type PaymentProvider } from './payments/provider';
+import { buildMetricsApp } from './routes/metrics';
 
 /** Process entry of the API: wires dependencies, listens, drains on SIGTERM. */
 function main(): void {
@@ -64,7 +67,7 @@ function main(): void {
       })
     : undefined;
   let accepting = true;
-  const app = buildApp({
+  const deps: ApiDeps = {
     mailer,
     rateLimits,
     paymentProviders,
@@ -83,18 +86,37 @@ function main(): void {
     queuePrefix: config.QUEUE_PREFIX,
     taskCache: config.TASK_CACHE_ENTRIES > 0 ? new LruCache(config.TASK_CACHE_ENTRIES) : undefined,
     isAcceptingTraffic: () => accepting,
-  });
-  const server: Server = app.listen(config.PORT, config.HOST, () => {
+  };
+  const app = buildApp(deps);
+  const server: Server = createApiServer(app, config);
+  server.listen(config.PORT, config.HOST, () => {
     const addr = server.address();
     logger.info({ port: typeof addr === 'object' && addr ? addr.port : config.PORT }, 'api listening');
   });
-  server.keepAliveTimeout = 65_000;
   server.on('error', (err) => exitOnStartupError(logger, err));
+  let metricsServer: Server | undefined;
+  if (config.METRICS_PORT !== undefined) {
+    metricsServer = createApiServer(buildMetricsApp({ ...deps }), config);
+    metricsServer.listen(config.METRICS_PORT, config.METRICS_HOST, () => {
+      const addr = metricsServer?.address();
+      logger.info(
+        {
+          host: config.METRICS_HOST,
+          port: typeof addr === 'object' && addr ? addr.port : config.METRICS_PORT,
+        },
+        'metrics listening',
+      );
+    });
+    metricsServer.on('error', (err) => exitOnStartupError(logger, err));
+  } else if (!config.METRICS_TOKEN) {
+    logger.info('/metrics is off: set METRICS_TOKEN, or METRICS_PORT for a listener of its own');
+  }
 
   onShutdown(logger, async () => {
     accepting = false;
     // Let load balancers see /readyz fail, then stop taking connections and finish in-flight ones.
     await new Promise<void>((resolve) => {
+      metricsServer?.close();
       server.close(() => resolve());
       server.closeIdleConnections();
       setTimeout(() => {

@@ -2,10 +2,11 @@ import { ensureAdminAccount, findLedgerMismatches, getAccount, getTask } from '@
 import { consoleAccount, consoleCall } from '../../test/console';
 import { call, expectError, startTestApi, type TestApi, videoBody } from '../../test/harness';
 
+const METRICS_TOKEN = 'metrics-token-for-tests';
 let api: TestApi;
 let admin: string;
 beforeAll(async () => {
-  api = await startTestApi();
+  api = await startTestApi({ METRICS_TOKEN: METRICS_TOKEN });
   await ensureAdminAccount(api.database.db, { email: 'ops@example.test', password: 'operator-password' });
   const res = await call(api, 'POST', '/console/api/login', {
     json: { email: 'ops@example.test', password: 'operator-password' },
@@ -150,7 +151,7 @@ describe('operator surfaces', () => {
     const { key } = await consoleAccount(api);
     await call(api, 'GET', '/v1/videos/task_01ARZ3NDEKTSV4RRFFQ69G5FAV', { key });
     await call(api, 'GET', '/no/such/route/123');
-    const res = await call(api, 'GET', '/metrics');
+    const res = await call(api, 'GET', '/metrics', { key: METRICS_TOKEN });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/text\/plain/);
     const text = await res.text();
