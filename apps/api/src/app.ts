@@ -1,8 +1,10 @@
 import express, { Router, type Express } from 'express';
 import type { ApiDeps } from './deps';
+import { refuseCrossSiteCookieWrites } from './middleware/csrf';
 import { errorHandler, notFoundHandler } from './middleware/errors';
 import { httpMetrics } from './middleware/metrics';
 import { requestContext } from './middleware/request-context';
+import { bundledUiHeaders, securityHeaders } from './middleware/security-headers';
 import * as adminAccounts from './routes/admin.accounts';
 import * as adminQueues from './routes/admin.queues';
 import * as adminTasks from './routes/admin.tasks';
@@ -36,6 +38,9 @@ export function buildApp(deps: ApiDeps): Express {
   app.set('trust proxy', trustProxy(deps.config.TRUST_PROXY));
   app.use(requestContext(deps.logger));
   if (deps.metrics) app.use(httpMetrics(deps.metrics));
+  app.use(securityHeaders());
+  app.use(['/docs', '/admin/queues'], bundledUiHeaders());
+  app.use(refuseCrossSiteCookieWrites());
 
   const root = Router();
   health.register(root, deps);
