@@ -1,8 +1,10 @@
-import express, { Router, type Express } from 'express';
+import express, { type Express, Router } from 'express';
 import type { ApiDeps } from './deps';
+import { refuseCrossSiteCookieWrites } from './middleware/csrf';
 import { errorHandler, notFoundHandler } from './middleware/errors';
 import { httpMetrics } from './middleware/metrics';
 import { requestContext } from './middleware/request-context';
+import { bundledUiHeaders, securityHeaders } from './middleware/security-headers';
 import * as adminAccounts from './routes/admin.accounts';
 import * as adminQueues from './routes/admin.queues';
 import * as adminTasks from './routes/admin.tasks';
@@ -21,8 +23,8 @@ import * as modelsGet from './routes/models.get';
 import * as modelsList from './routes/models.list';
 import * as paymentsNotify from './routes/payments.notify';
 import * as videosCallbacksList from './routes/videos.callbacks.list';
-import * as videosCancel from './routes/videos.cancel';
 import * as videosCallbacksRedeliver from './routes/videos.callbacks.redeliver';
+import * as videosCancel from './routes/videos.cancel';
 import * as videosContent from './routes/videos.content';
 import * as videosCreate from './routes/videos.create';
 import * as videosDelete from './routes/videos.delete';
@@ -45,6 +47,9 @@ export function buildApp(deps: ApiDeps): Express {
     next();
   });
   if (deps.metrics) app.use(httpMetrics(deps.metrics));
+  app.use(securityHeaders());
+  app.use(['/docs', '/admin/queues'], bundledUiHeaders());
+  app.use(refuseCrossSiteCookieWrites());
 
   const root = Router();
   health.register(root, deps);

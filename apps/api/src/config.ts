@@ -2,6 +2,7 @@ import {
   baseEnvSchema,
   intFromEnv,
   mediaEnvSchema,
+  metricsEnvShape,
   refineImageCallEnv,
   refineMediaEnv,
   ssrfEnvSchema,
@@ -24,10 +25,23 @@ export const apiEnvSchema = baseEnvSchema
     SHUTDOWN_DELAY_MS: intFromEnv(5_000, 0),
     /** time allowed for in-flight requests to finish once draining */
     SHUTDOWN_GRACE_MS: intFromEnv(10_000, 0),
-    /** how long a replica trusts a key it has seen (a disabled or deleted key works at most this long); 0 = no cache */
+    /**
+     * how long a replica trusts a key it has seen while Redis is unreachable (key changes are
+     * otherwise announced to every replica at once); 0 = no cache
+     */
     AUTH_CACHE_TTL_MS: intFromEnv(2_000, 0).pipe(z.number().max(5_000)),
     /** finished tasks whose answers a replica keeps in memory (they never change); 0 = no cache */
     TASK_CACHE_ENTRIES: intFromEnv(20_000, 0),
+    /** a request whose headers take longer than this to arrive is answered 408 and closed */
+    HTTP_HEADERS_TIMEOUT_MS: intFromEnv(15_000, 100),
+    /** a request (headers and body) not received within this is answered 408 and closed */
+    HTTP_REQUEST_TIMEOUT_MS: intFromEnv(120_000, 100),
+    /** an idle keep-alive connection is closed after this */
+    HTTP_KEEPALIVE_TIMEOUT_MS: intFromEnv(65_000, 100),
+    ...metricsEnvShape,
+    /** serve /metrics on its own listener (METRICS_HOST:METRICS_PORT) instead of the API port */
+    METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    METRICS_HOST: z.string().default('127.0.0.1'),
     /** SSRF_ALLOW_CIDRS, SSRF_DNS_TIMEOUT_MS: see packages/shared/src/webhooks/ssrf.ts */
     ...ssrfEnvSchema.shape,
     /** MEDIA_*: storage, links and retention of the videos the gateway keeps */

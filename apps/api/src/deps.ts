@@ -7,13 +7,13 @@ import type {
   LruCache,
   MediaLinkSigner,
   MediaStorage,
-  Principal,
   Metrics,
   ModelCatalog,
+  Principal,
+  RedisClient,
   SsrfPolicy,
 } from '@mediagate/shared';
 import type { Queue } from 'bullmq';
-import type { RedisClient } from '@mediagate/shared';
 import type { ApiConfig } from './config';
 import type { AccountsConfig } from './config-accounts';
 import type { Mailer } from './mail/mailer';
@@ -31,7 +31,12 @@ export interface ApiDeps {
   logger: Logger;
   config: Pick<
     ApiConfig,
-    'BODY_LIMIT_BYTES' | 'VIDEO_DEADLINE_MS' | 'ENQUEUE_TIMEOUT_MS' | 'IMAGE_BODY_LIMIT_BYTES'
+    | 'BODY_LIMIT_BYTES'
+    | 'VIDEO_DEADLINE_MS'
+    | 'ENQUEUE_TIMEOUT_MS'
+    | 'IMAGE_BODY_LIMIT_BYTES'
+    | 'METRICS_TOKEN'
+    | 'METRICS_PORT'
   > &
     AccountsConfig;
   /** synchronous image calls through the upstream channels (charge, call with fail-over, refund) */
@@ -46,8 +51,10 @@ export interface ApiDeps {
   paymentProviders: readonly PaymentProvider[];
   /** the SSRF guard for URLs clients hand us (callbacks, media the upstream fetches) */
   ssrf: SsrfPolicy;
-  /** principals of recently seen keys (see requireApiKey) */
+  /** principals of recently seen keys (see requireApiKey); kept in step by listenForKeyChanges */
   authCache?: LruCache<string, Principal>;
+  /** the deployment's Redis namespace (QUEUE_PREFIX): key changes are announced under it */
+  queuePrefix: string;
   /**
    * serialized answers of terminal tasks, by task id, with their owner; `until` (ms) bounds an
    * answer that carries media links (they expire, and a deletion on another replica ends them)

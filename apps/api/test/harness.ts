@@ -4,32 +4,32 @@ import os from 'node:os';
 import path from 'node:path';
 import {
   createAccount,
+  createCallbacksQueue,
   createDatabase,
   createLogger,
+  createMediaLinkSigner,
   createMetrics,
   createRedis,
-  createCallbacksQueue,
   createSsrfPolicy,
   createVideoQueue,
-  createMediaLinkSigner,
   type Database,
-  LocalMediaStorage,
-  type MediaStorage,
   defaultCatalog,
+  LocalMediaStorage,
   loadConfig,
+  type MediaStorage,
+  type RedisClient,
   type Resolver,
   usdToMicro,
-  type RedisClient,
 } from '@mediagate/shared';
 import { createTestDatabase, testQueuePrefix, testServiceUrls } from '@mediagate/shared/testing';
 import type { Queue } from 'bullmq';
 import type { Express } from 'express';
 import { buildApp } from '../src/app';
 import { type ApiConfig, apiEnvSchema } from '../src/config';
+import type { ApiDeps } from '../src/deps';
 import { createMailer } from '../src/mail/mailer';
 import { RateLimits, rateLimitConfig } from '../src/middleware/rate-limit';
 import { createDevPaymentProvider } from '../src/payments/provider';
-import type { ApiDeps } from '../src/deps';
 import { createUpstreams } from '../src/upstreams';
 
 export interface TestApi {
@@ -102,6 +102,7 @@ export async function startTestApi(
       storage: overrides.mediaStorage ?? new LocalMediaStorage(mediaDir),
       signer: createMediaLinkSigner(config),
     },
+    queuePrefix: prefix,
     isAcceptingTraffic: () => true,
   };
   deps.metrics?.watchQueues(videoQueue, callbacksQueue);

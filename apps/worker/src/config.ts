@@ -4,6 +4,7 @@ import {
   imageCallEnvSchema,
   intFromEnv,
   mediaEnvSchema,
+  metricsEnvShape,
   refineImageCallEnv,
   refineMediaEnv,
   ssrfEnvSchema,
@@ -34,6 +35,9 @@ export const workerEnvSchema = baseEnvSchema
       .pipe(z.array(z.enum(ROLES)).min(1)),
     /** port of the health (and metrics) server; 0 picks a free one, unset disables it */
     WORKER_HTTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    /** address the health (and metrics) server binds; 0.0.0.0 to reach it from other hosts */
+    WORKER_HTTP_HOST: z.string().default('127.0.0.1'),
+    ...metricsEnvShape,
     /** video jobs one process runs at once (each run is one short upstream call) */
     VIDEO_CONCURRENCY: intFromEnv(50, 1),
     /** time between upstream polls of a running task (the vendor advises about 15 s) */

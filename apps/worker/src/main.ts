@@ -298,6 +298,8 @@ async function main(): Promise<void> {
       ? undefined
       : await startHealthServer({
           port: config.WORKER_HTTP_PORT,
+          host: config.WORKER_HTTP_HOST,
+          metricsToken: config.METRICS_TOKEN,
           database,
           redis,
           isAccepting: () => accepting,
@@ -306,7 +308,7 @@ async function main(): Promise<void> {
   if (health) {
     const addr = health.address();
     logger.info(
-      { port: typeof addr === 'object' && addr ? addr.port : undefined },
+      { host: config.WORKER_HTTP_HOST, port: typeof addr === 'object' && addr ? addr.port : undefined },
       'health server listening',
     );
   }

@@ -12,11 +12,12 @@ import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { adjustmentBody, limitsBody, listQuery, topUpBody } from '../routes/admin.accounts';
 import { adminTasksQuery } from '../routes/admin.tasks';
-import { pageQuery } from '../routes/console-views';
 import { registerBody, resendBody } from '../routes/console.register';
 import { loginBody } from '../routes/console.session';
 import { tokenBodies } from '../routes/console.tokens';
 import { verifyBody } from '../routes/console.verify';
+import { pageQuery } from '../routes/console-views';
+import { metricsOnApiPort } from '../routes/metrics';
 import { contentQuerySchema } from '../routes/videos.content';
 import { createVideoBody } from '../routes/videos.create';
 import { videoDeletedSchema } from '../routes/videos.delete';
@@ -83,7 +84,7 @@ const adminTask = videoTaskObject
   .meta({ id: 'AdminTask' });
 
 /** Every route the API serves; a test fails when a route exists without its contract. */
-export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] {
+export function routeContracts(deps: Pick<ApiDeps, 'catalog' | 'config' | 'metrics'>): RouteContract[] {
   const { createBody: tokenCreate, patchBody: tokenPatch } = tokenBodies(deps);
   return [
     // health and operations
@@ -103,14 +104,21 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] 
       auth: 'none',
       responses: { 200: ok(healthResponse), 503: { description: 'not ready', schema: healthResponse } },
     },
-    {
-      method: 'get',
-      path: '/metrics',
-      summary: 'Prometheus metrics',
-      tag: 'operations',
-      auth: 'none',
-      responses: { 200: { description: 'Prometheus text format', contentType: 'text/plain' } },
-    },
+    ...(metricsOnApiPort(deps)
+      ? [
+          {
+            method: 'get',
+            path: '/metrics',
+            summary: 'Prometheus metrics (Authorization: Bearer <METRICS_TOKEN>)',
+            tag: 'operations',
+            auth: 'none',
+            responses: {
+              200: { description: 'Prometheus text format', contentType: 'text/plain' },
+              401: { description: 'no or wrong metrics token' },
+            },
+          } satisfies RouteContract,
+        ]
+      : []),
     {
       method: 'get',
       path: '/openapi.json',

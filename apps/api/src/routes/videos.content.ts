@@ -2,8 +2,8 @@ import { ApiError, getTaskForAccount, getTaskMedia, TASK_ID_PATTERN } from '@med
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
-import { principalOf, requireApiKey } from '../middleware/auth';
 import { sendTaskMedia } from '../media/task-media-response';
+import { principalOf, requireApiKey } from '../middleware/auth';
 
 export const contentQuerySchema = z.object({
   variant: z.string().optional(),

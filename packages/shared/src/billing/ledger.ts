@@ -250,7 +250,7 @@ export async function creditAccount(
  */
 export async function adjustBalance(
   tx: DbOrTx,
-  args: { accountId: string; amountMicroUsd: number; reason: string; ref?: string },
+  args: { accountId: string; amountMicroUsd: number; reason: string; ref?: string; operatorId?: string },
 ): Promise<boolean> {
   if (args.amountMicroUsd === 0) return false;
   const inserted = await tx
@@ -261,6 +261,7 @@ export async function adjustBalance(
       amountMicroUsd: args.amountMicroUsd,
       ref: args.ref,
       reason: args.reason,
+      operatorId: args.operatorId,
     })
     .onConflictDoNothing()
     .returning({ id: ledgerEntries.id });

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createAccount, revokeApiKey } from '../accounts';
+import { announceKeyRevocation, createAccount, revokeApiKey } from '../accounts';
 import { usdToMicro } from '../billing';
 import { baseEnvSchema, loadConfig } from '../config/env';
 import { createDatabase, pgErrorCode } from '../db/client';
@@ -67,7 +67,14 @@ async function main(argv: string[]): Promise<number> {
           return 2;
         }
         await revokeApiKey(database.db, values.id);
-        process.stderr.write(`revoked ${values.id}\n`);
+        const redis = createRedis(config.REDIS_URL, 'producer', { cluster: config.REDIS_CLUSTER });
+        const announced = await announceKeyRevocation(redis, config.QUEUE_PREFIX, { keyId: values.id });
+        redis.disconnect();
+        process.stderr.write(
+          announced
+            ? `revoked ${values.id}\n`
+            : `revoked ${values.id}; Redis did not answer, so API replicas refuse it within AUTH_CACHE_TTL_MS\n`,
+        );
         return 0;
       }
       case 'callbacks:redeliver': {

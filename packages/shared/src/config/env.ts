@@ -46,3 +46,11 @@ export function loadConfig<S extends z.ZodType>(
   const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
   throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
 }
+
+/**
+ * Access to /metrics, API and workers alike: METRICS_TOKEN, when set, must come as
+ * `Authorization: Bearer <token>`. At least 16 characters.
+ */
+export const metricsEnvShape = {
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+};

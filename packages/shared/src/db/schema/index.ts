@@ -9,5 +9,6 @@ export * from './idempotency-keys';
 export * from './ledger';
 export * from './payments';
 export * from './task-media';
+export * from './task-retries';
 export * from './tasks';
 export * from './usage-records';
