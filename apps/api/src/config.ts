@@ -2,6 +2,7 @@ import { baseEnvSchema, intFromEnv, refineImageCallEnv, ssrfEnvSchema } from '@m
 import { z } from 'zod';
 import { accountsEnvShape } from './config-accounts';
 import { imagesEnvShape } from './config-images';
+import { paymentsApiEnvShape } from './config-payments';
 
 export const apiEnvSchema = baseEnvSchema
   .extend({
@@ -24,6 +25,7 @@ export const apiEnvSchema = baseEnvSchema
   })
   .extend(accountsEnvShape)
   .extend(imagesEnvShape)
+  .extend(paymentsApiEnvShape)
   .superRefine(refineImageCallEnv);
 
 export type ApiConfig = z.output<typeof apiEnvSchema>;

@@ -8,12 +8,14 @@ import type {
   Principal,
   Metrics,
   ModelCatalog,
+  QrPaymentProvider,
   SsrfPolicy,
 } from '@mediagate/shared';
 import type { Queue } from 'bullmq';
 import type IORedis from 'ioredis';
 import type { ApiConfig } from './config';
 import type { AccountsConfig } from './config-accounts';
+import type { PaymentsApiConfig } from './config-payments';
 import type { Mailer } from './mail/mailer';
 import type { RateLimits } from './middleware/rate-limit';
 import type { PaymentProvider } from './payments/provider';
@@ -31,7 +33,8 @@ export interface ApiDeps {
     ApiConfig,
     'BODY_LIMIT_BYTES' | 'VIDEO_DEADLINE_MS' | 'ENQUEUE_TIMEOUT_MS' | 'IMAGE_BODY_LIMIT_BYTES'
   > &
-    AccountsConfig;
+    AccountsConfig &
+    Partial<PaymentsApiConfig>;
   /** synchronous image calls through the upstream channels (charge, call with fail-over, refund) */
   images: ImageService;
   /** the video vendor, for cancels of tasks running upstream (on the channel that accepted them) */
@@ -42,6 +45,8 @@ export interface ApiDeps {
   rateLimits: RateLimits;
   /** QR-code payment providers, reachable at /payments/<name>/notify */
   paymentProviders: readonly PaymentProvider[];
+  /** QR-code top-up providers (Alipay, WeChat Pay) by name, notified at /payments/<name>/notify */
+  qrProviders?: ReadonlyMap<string, QrPaymentProvider>;
   /** the SSRF guard for URLs clients hand us (callbacks, media the upstream fetches) */
   ssrf: SsrfPolicy;
   /** principals of recently seen keys (see requireApiKey) */

@@ -7,6 +7,7 @@ import {
   createRedis,
   createCallbacksQueue,
   createSsrfPolicy,
+  createQrPaymentProviders,
   createVideoQueue,
   exitOnStartupError,
   loadCatalog,
@@ -43,6 +44,13 @@ function main(): void {
   const paymentProviders: PaymentProvider[] = config.PAYMENT_DEV_SECRET
     ? [createDevPaymentProvider(config.PAYMENT_DEV_SECRET, config.PAYMENT_SIGNATURE_TOLERANCE_S)]
     : [];
+  const qrProviders = createQrPaymentProviders(config);
+  if (qrProviders.size > 0 && !config.PAYMENT_NOTIFY_BASE_URL) {
+    logger.warn(
+      'QR top-ups need PAYMENT_NOTIFY_BASE_URL (the public URL providers notify); orders are refused',
+    );
+  }
+  logger.info({ providers: [...qrProviders.keys()] }, 'QR top-up providers');
   if (config.ADMIN_EMAIL && config.ADMIN_PASSWORD) {
     ensureAdminAccount(database.db, { email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD }).then(
       (id) => logger.info({ accountId: id, email: config.ADMIN_EMAIL }, 'admin account ready'),
@@ -54,6 +62,7 @@ function main(): void {
     mailer,
     rateLimits,
     paymentProviders,
+    qrProviders,
     database,
     redis,
     videoQueue,

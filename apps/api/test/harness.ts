@@ -7,6 +7,7 @@ import {
   createRedis,
   createCallbacksQueue,
   createSsrfPolicy,
+  createQrPaymentProviders,
   createVideoQueue,
   type Database,
   defaultCatalog,
@@ -88,6 +89,7 @@ export async function startTestApi(
     paymentProviders: config.PAYMENT_DEV_SECRET
       ? [createDevPaymentProvider(config.PAYMENT_DEV_SECRET, config.PAYMENT_SIGNATURE_TOLERANCE_S)]
       : [],
+    qrProviders: createQrPaymentProviders(config),
     metrics,
     isAcceptingTraffic: () => true,
   };

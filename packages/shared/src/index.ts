@@ -6,7 +6,7 @@ export * from './db/client';
 export * from './db/migrate';
 export * from './db/ensure-database';
 export * as schema from './db/schema';
-export type { TaskRow, TaskStatus } from './db/schema';
+export type { TaskRow, TaskStatus, TopUpOrderRow, TopUpOrderStatus } from './db/schema';
 export type {
   AccountWebhookSettingsRow,
   CallbackAttemptRow,
@@ -27,3 +27,4 @@ export * from './process';
 export * from './metrics';
 export * from './contracts';
 export * from './lru';
+export * from './payments';
