@@ -3,6 +3,7 @@ import {
   catalogEnvSchema,
   imageCallEnvSchema,
   intFromEnv,
+  paymentsEnvShape,
   refineImageCallEnv,
   ssrfEnvSchema,
   upstreamEnvSchema,
@@ -22,6 +23,10 @@ export const workerEnvSchema = baseEnvSchema
     ...catalogEnvSchema.shape,
     /** reconciler: IMAGE_SETTLE_AFTER_MS, the age past which an unsettled image call is refunded in full */
     ...imageCallEnvSchema.shape,
+    /** reconciler: ALIPAY_* / WECHATPAY_*, the QR top-up providers it queries and closes orders at */
+    ...paymentsEnvShape,
+    /** reconciler: top-up orders unpaid for longer than this are queried at their provider */
+    TOPUP_RECONCILE_AFTER_MS: intFromEnv(10_000, 0),
     /** roles this process runs, comma-separated; `--role=` on the command line wins */
     WORKER_ROLE: z
       .string()

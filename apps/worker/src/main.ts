@@ -2,6 +2,7 @@ import {
   ChannelPool,
   channelsFromEnv,
   createDatabase,
+  createQrPaymentProviders,
   createHttpAgent,
   createLogger,
   createMetrics,
@@ -103,6 +104,7 @@ async function main(): Promise<void> {
       callbacksQueue,
       logger,
       metrics,
+      topUps: { providers: createQrPaymentProviders(config), afterMs: config.TOPUP_RECONCILE_AFTER_MS },
       config: {
         intervalMs: config.RECONCILER_INTERVAL_MS,
         graceMs: config.RECONCILER_GRACE_MS,

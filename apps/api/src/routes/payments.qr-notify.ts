@@ -1,4 +1,5 @@
 import {
+  ApiError,
   creditTopUpOrder,
   getTopUpOrder,
   type NotificationAnswer,
@@ -22,10 +23,7 @@ export function register(router: Router, deps: ApiDeps): void {
   for (const name of QR_PROVIDERS) {
     router.post(`/${name}/notify`, raw, async (req, res) => {
       const provider = deps.qrProviders?.get(name);
-      if (!provider) {
-        res.status(404).type('text/plain').send('fail');
-        return;
-      }
+      if (!provider) throw new ApiError('not_found', `No payment provider '${name}'.`);
       const started = performance.now();
       const send = (a: NotificationAnswer) => {
         res.status(a.status);
