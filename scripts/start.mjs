@@ -176,6 +176,10 @@ async function main() {
   const redisUrl = await ensureRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   const apiPort = process.env.PORT ?? '8080';
   const simPort = process.env.SIM_PORT ?? '8090';
+  // QR top-ups against the payment simulator, with keys made now, unless real providers are configured
+  const paySimPort = process.env.PAYSIM_PORT ?? '8091';
+  const payKeys = process.env.ALIPAY_APP_ID || process.env.WECHATPAY_MCHID ? null
+    : require(path.join(root, 'apps/payment-sim/dist/keys.js')).generatePaymentKeys({ withCertificate: false });
   const env = {
     ...process.env,
     DATABASE_URL: databaseUrl,
@@ -184,6 +188,8 @@ async function main() {
     ARK_BASE_URL: process.env.ARK_BASE_URL ?? `http://127.0.0.1:${simPort}`,
     // The simulator's default timings make a demo task finish in seconds; poll accordingly.
     VIDEO_POLL_INTERVAL_MS: process.env.VIDEO_POLL_INTERVAL_MS ?? '2000',
+    ...(payKeys && { ...payKeys.merchant, ALIPAY_GATEWAY: `http://127.0.0.1:${paySimPort}/gateway.do`,
+      WECHATPAY_BASE_URL: `http://127.0.0.1:${paySimPort}`, PAYMENT_NOTIFY_BASE_URL: process.env.PAYMENT_NOTIFY_BASE_URL ?? `http://127.0.0.1:${apiPort}` }),
   };
   say(`Postgres ${databaseUrl.replace(/\/\/[^@]*@/, '//')}, Redis ${redisUrl}`);
   say('migrating');
@@ -209,6 +215,7 @@ async function main() {
 
   const procs = [
     ['sim', 'apps/upstream-sim/dist/main.js', [], { SIM_PORT: simPort }],
+    ...(payKeys ? [['paysim', 'apps/payment-sim/dist/main.js', [], { PAYSIM_PORT: paySimPort, ...payKeys.sim }]] : []),
     ['api', 'apps/api/dist/server.js', [], { PORT: apiPort }],
     ['video', 'apps/worker/dist/main.js', ['--role=video'], { WORKER_HTTP_PORT: '9101' }],
     ['reconciler', 'apps/worker/dist/main.js', ['--role=reconciler'], { WORKER_HTTP_PORT: '9102' }],

@@ -389,7 +389,7 @@ export function buildPaymentSim(config: PaySimConfig, logger?: Logger): { app: E
       expiresAt: Date.now() + Math.max(ttlMs, 0),
       scanned: false,
       status: 'WAIT',
-      tradeId: `${prefix}${randomBytes(10).toString('hex').replace(/\D/g, '').padEnd(20, '7').slice(0, 20)}`,
+      tradeId: `${prefix}${[...randomBytes(20)].map((b) => String(b % 10)).join('')}`,
       createdAt: Date.now(),
     };
     orders.set(`${vendor}:${outTradeNo}`, order);
