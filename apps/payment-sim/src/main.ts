@@ -12,7 +12,13 @@ function main(): void {
   let config = loadConfig(paySimEnvSchema);
   const logger = createLogger({ service: 'payment-sim', level: config.LOG_LEVEL });
   if (!config.PAYSIM_ALIPAY_PRIVATE_KEY && !config.PAYSIM_WECHAT_PUBKEY_PRIVATE_KEY) {
-    const keys = generatePaymentKeys();
+    let keys: ReturnType<typeof generatePaymentKeys>;
+    try {
+      keys = generatePaymentKeys();
+    } catch {
+      // no openssl to issue a platform certificate: WeChat Pay in public-key mode only
+      keys = generatePaymentKeys({ withCertificate: false });
+    }
     config = loadConfig(paySimEnvSchema, { ...process.env, ...keys.sim });
     logger.info(
       { merchantEnv: keys.merchant },
