@@ -22,6 +22,10 @@ export const paymentsApiEnvShape = {
     .min(60)
     .max(7 * 24 * 3600)
     .default(15 * 60),
+  /** unpaid, unexpired orders an account may hold at once (each one is an order at the provider) */
+  TOPUP_MAX_OPEN_ORDERS: z.coerce.number().int().min(1).default(10),
+  /** reading a top-up still `created` this long after its creation asks the provider (at most every 5 s) */
+  TOPUP_QUERY_AFTER_MS: z.coerce.number().int().min(0).default(5_000),
   /** the API's public base URL, for the notify_url given to providers (e.g. https://api.example.com) */
   PAYMENT_NOTIFY_BASE_URL: z
     .string()

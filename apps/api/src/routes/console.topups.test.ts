@@ -48,6 +48,8 @@ beforeAll(async () => {
     ...keys.merchant,
     ALIPAY_GATEWAY: `${simUrl}/gateway.do`,
     WECHATPAY_BASE_URL: simUrl,
+    // reading an order asks the provider only when a test backdates it past this
+    TOPUP_QUERY_AFTER_MS: 3_600_000,
   });
   // the notify URL is the API's own, known once it listens
   api.deps.config.PAYMENT_NOTIFY_BASE_URL = api.url;
@@ -279,6 +281,22 @@ describe('POST /console/api/topups', () => {
     }
   });
 
+  it('refuses an 11th unpaid order (429 with Retry-After) until one is paid or expires', async () => {
+    const { session } = await consoleAccount(api, 0);
+    const orders: TopUp[] = [];
+    for (let i = 0; i < 10; i += 1) orders.push(await createTopUp(session, i % 2 ? 'alipay' : 'wechat', 35));
+    const res = await consoleCall(api, 'POST', '/console/api/topups', session, {
+      amount_cny: 35,
+      provider: 'alipay',
+    });
+    await expectError(res, 429, 'rate_limit_exceeded');
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    await api.database.pool.query(`update topup_orders set expires_at = now() where id = $1`, [
+      orders[0]!.id,
+    ]);
+    await createTopUp(session, 'alipay', 35);
+  });
+
   it('shows an order to its owner only, and lists them newest first with a cursor', async () => {
     const owner = await consoleAccount(api, 0);
     const other = await consoleAccount(api, 0);
@@ -455,6 +473,20 @@ describe.each(['alipay', 'wechat'] as const)('%s through the payment simulator',
     expect(await balance(accountId)).toBe(7_000_000);
   });
 
+  it('asks the provider when the payer reads an order still unpaid after a while (a lost notification)', async () => {
+    const { session, accountId } = await consoleAccount(api, 0);
+    const t = await createTopUp(session, provider, 35);
+    await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id, notify: false });
+    // young orders are left to their notification
+    expect(await status(session, t.id)).toBe('created');
+    await api.database.pool.query(
+      `update topup_orders set created_at = now() - interval '2 hours' where id = $1`,
+      [t.id],
+    );
+    expect(await status(session, t.id)).toBe('credited');
+    expect(await balance(accountId)).toBe(7_000_000);
+  });
+
   it('closes an expired order at the provider, after which it cannot be paid', async () => {
     const { session, accountId } = await consoleAccount(api, 0);
     const t = await createTopUp(session, provider, 35);
@@ -490,10 +522,9 @@ describe('notification to credit latency', () => {
     async (provider) => {
       const { session } = await consoleAccount(api, 0);
       const N = 60;
-      const orders: TopUp[] = [];
-      for (let i = 0; i < N; i += 1) orders.push(await createTopUp(session, provider, 35));
       const ms: number[] = [];
-      for (const t of orders) {
+      for (let i = 0; i < N; i += 1) {
+        const t = await createTopUp(session, provider, 35);
         await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id, notify: false });
         const n =
           provider === 'alipay'

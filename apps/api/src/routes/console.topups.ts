@@ -7,9 +7,11 @@ import {
   insertTopUpOrder,
   listTopUpOrders,
   newTopUpOrderId,
+  openTopUpOrders,
   QR_PROVIDERS,
   quoteCnyTopUp,
   setTopUpQrCode,
+  syncTopUpOrder,
   type TopUpOrderRow,
   TopUpTooSmallError,
 } from '@mediagate/shared';
@@ -104,6 +106,24 @@ export function register(router: Router, deps: ApiDeps): void {
   const ttlSeconds = deps.config.TOPUP_ORDER_TTL_S ?? 15 * 60;
   const rules = { ...topUpPolicy(deps.config), cnyPerUsd: rate };
   const providers = deps.qrProviders ?? new Map();
+  const maxOpen = deps.config.TOPUP_MAX_OPEN_ORDERS ?? 10;
+  const queryAfterMs = deps.config.TOPUP_QUERY_AFTER_MS ?? 5_000;
+
+  /**
+   * A payer watching an unpaid order: ask its provider (once per 5 s per order, fleet-wide), so a
+   * lost notification costs seconds even between reconciler passes. Bounded to 2 s; it finishes
+   * in the background when slower.
+   */
+  const refresh = async (order: TopUpOrderRow, log: { warn: (o: object, m: string) => void }) => {
+    const provider = providers.get(order.provider);
+    if (!provider || order.status !== 'created' || Date.now() - order.createdAt.getTime() < queryAfterMs)
+      return;
+    if ((await deps.redis.set(`topup-sync:${order.id}`, '1', 'PX', 5_000, 'NX')) !== 'OK') return;
+    const sync = syncTopUpOrder(db, provider, order, { closeIfExpired: false }).catch((err: unknown) => {
+      log.warn({ err, orderId: order.id }, 'top-up query failed');
+    });
+    await Promise.race([sync, new Promise((r) => setTimeout(r, 2_000).unref())]);
+  };
 
   router.get('/topups/options', session, async (req, res) => {
     const reference = await ensureBankTransferReference(db, sessionOf(req).accountId);
@@ -150,6 +170,19 @@ export function register(router: Router, deps: ApiDeps): void {
     const notifyBase = deps.config.PAYMENT_NOTIFY_BASE_URL;
     if (!notifyBase) throw new ApiError('service_unavailable', 'Top-ups are not configured (notify URL).');
     const accountId = sessionOf(req).accountId;
+    const open = await openTopUpOrders(db, accountId);
+    if (open.count >= maxOpen) {
+      const wait = Math.max(
+        1,
+        Math.ceil(((open.firstExpiresAt?.getTime() ?? Date.now()) - Date.now()) / 1000),
+      );
+      throw new ApiError(
+        'rate_limit_exceeded',
+        `You have ${open.count} unpaid top-ups; pay one or wait until one expires.`,
+        undefined,
+        { 'retry-after': String(wait) },
+      );
+    }
     const order = await insertTopUpOrder(db, {
       id: newTopUpOrderId(),
       accountId,
@@ -181,9 +214,13 @@ export function register(router: Router, deps: ApiDeps): void {
   });
 
   router.get('/topups/:id', session, async (req, res) => {
-    const order = await getTopUpOrder(db, String(req.params.id));
+    let order = await getTopUpOrder(db, String(req.params.id));
     if (!order || order.accountId !== sessionOf(req).accountId) {
       throw new ApiError('not_found', `No top-up ${String(req.params.id)}.`);
+    }
+    if (order.status === 'created') {
+      await refresh(order, req.log);
+      order = (await getTopUpOrder(db, order.id)) ?? order;
     }
     res.status(200).json(topUpObject(order));
   });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../db/client';
 import { bankTransferReferences, payments, type TopUpOrderRow, topupOrders } from '../db/schema';
 import { creditAccount } from './ledger';
@@ -164,6 +164,26 @@ export async function closeTopUpOrder(
     .where(and(eq(topupOrders.id, id), eq(topupOrders.status, 'created')))
     .returning({ id: topupOrders.id });
   return rows.length > 0;
+}
+
+/** The account's orders still payable (created, not yet expired): how many, and when the first expires. */
+export async function openTopUpOrders(
+  db: DbOrTx,
+  accountId: string,
+): Promise<{ count: number; firstExpiresAt: Date | null }> {
+  const where = and(
+    eq(topupOrders.accountId, accountId),
+    eq(topupOrders.status, 'created'),
+    gt(topupOrders.expiresAt, new Date()),
+  );
+  const [n] = await db.select({ n: count() }).from(topupOrders).where(where);
+  const [first] = await db
+    .select({ expiresAt: topupOrders.expiresAt })
+    .from(topupOrders)
+    .where(where)
+    .orderBy(asc(topupOrders.expiresAt))
+    .limit(1);
+  return { count: n?.n ?? 0, firstExpiresAt: first?.expiresAt ?? null };
 }
 
 /** Orders still waiting for payment that were created before `createdBefore`, oldest first. */

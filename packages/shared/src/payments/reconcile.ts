@@ -1,4 +1,5 @@
 import { closeTopUpOrder, creditTopUpOrder, listOpenTopUpOrders } from '../billing/topup-orders';
+import type { TopUpOrderRow } from '../db/schema';
 import type { Db } from '../db/client';
 import type { Logger } from '../log';
 import type { QrPaymentProvider } from './types';
@@ -32,34 +33,13 @@ export async function reconcileTopUpOrders(
       if (!provider) continue;
       result.checked += 1;
       try {
-        const state = await provider.query(order.id);
-        if (state.state === 'paid') {
-          if (state.amountFen !== undefined && state.amountFen !== order.amountFen) {
-            opts.logger?.error(
-              { orderId: order.id, expectedFen: order.amountFen, paidFen: state.amountFen },
-              'top-up paid with another amount: not credited, needs an operator',
-            );
-            result.failed += 1;
-            continue;
-          }
-          const r = await creditTopUpOrder(db, {
-            orderId: order.id,
-            tradeId: state.tradeId,
-            paidAt: state.paidAt,
-            raw: state.raw,
-          });
-          if (r?.credited) {
-            result.credited += 1;
-            opts.logger?.info(
-              { orderId: order.id, provider: order.provider },
-              'top-up credited by reconciliation',
-            );
-          }
-        } else if (order.expiresAt.getTime() <= Date.now()) {
-          if (await provider.close(order.id)) {
-            if (await closeTopUpOrder(db, order.id, 'expired')) result.expired += 1;
-          }
-        }
+        const outcome = await syncTopUpOrder(db, provider, order, {
+          closeIfExpired: true,
+          logger: opts.logger,
+        });
+        if (outcome === 'credited') result.credited += 1;
+        else if (outcome === 'expired') result.expired += 1;
+        else if (outcome === 'mismatch') result.failed += 1;
       } catch (err) {
         result.failed += 1;
         opts.logger?.warn(
@@ -71,4 +51,42 @@ export async function reconcileTopUpOrders(
   };
   await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? 8, orders.length) }, worker));
   return result;
+}
+
+/**
+ * Asks the provider about one order still `created`: credits it when paid with the order's amount
+ * (once, as its notification would have), and with `closeIfExpired` closes it at the provider
+ * past `expires_at`, then marks it `expired`. Returns what happened.
+ */
+export async function syncTopUpOrder(
+  db: Db,
+  provider: QrPaymentProvider,
+  order: TopUpOrderRow,
+  opts: { closeIfExpired: boolean; logger?: Logger },
+): Promise<'credited' | 'expired' | 'mismatch' | 'unchanged'> {
+  const state = await provider.query(order.id);
+  if (state.state === 'paid') {
+    if (state.amountFen !== undefined && state.amountFen !== order.amountFen) {
+      opts.logger?.error(
+        { orderId: order.id, expectedFen: order.amountFen, paidFen: state.amountFen },
+        'top-up paid with another amount: not credited, needs an operator',
+      );
+      return 'mismatch';
+    }
+    const r = await creditTopUpOrder(db, {
+      orderId: order.id,
+      tradeId: state.tradeId,
+      paidAt: state.paidAt,
+      raw: state.raw,
+    });
+    if (r?.credited) {
+      opts.logger?.info({ orderId: order.id, provider: order.provider }, 'top-up credited after a query');
+      return 'credited';
+    }
+    return 'unchanged';
+  }
+  if (opts.closeIfExpired && order.expiresAt.getTime() <= Date.now() && (await provider.close(order.id))) {
+    return (await closeTopUpOrder(db, order.id, 'expired')) ? 'expired' : 'unchanged';
+  }
+  return 'unchanged';
 }
