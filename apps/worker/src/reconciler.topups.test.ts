@@ -50,7 +50,7 @@ afterEach(async () => {
 });
 
 /** An order placed at the provider as the API places it, with a notify URL nobody answers. */
-async function placeOrder(provider: 'alipay' | 'wechat', expiresInMs = 15 * 60_000) {
+async function placeOrder(provider: 'alipay' | 'wechat', expiresInMs = 15 * 60_000, providerFen = 3500) {
   const order = await insertTopUpOrder(h.database.db, {
     id: newTopUpOrderId(),
     accountId: h.accountId,
@@ -62,7 +62,7 @@ async function placeOrder(provider: 'alipay' | 'wechat', expiresInMs = 15 * 60_0
   });
   await providers.get(provider)!.createQr({
     id: order.id,
-    amountFen: 3500,
+    amountFen: providerFen,
     subject: 'test',
     expiresAt: order.expiresAt,
     notifyUrl: 'http://127.0.0.1:9/payments/notify',
@@ -133,5 +133,18 @@ describe('reconciler: top-up orders', () => {
     expect((await getTopUpOrder(h.database.db, expired.id))?.status).toBe('expired');
     const again = await reconcileOnce(deps(1_000));
     expect(again).toMatchObject({ topUpsCredited: 0, topUpsExpired: 0 });
+  });
+
+  it('marks an order paid with another amount as paid, credits nothing and stops querying it', async () => {
+    const before = (await getAccount(h.database.db, h.accountId))!.balanceMicroUsd;
+    const order = await placeOrder('wechat', 15 * 60_000, 3600);
+    await pay('wechat', order.id);
+    const res = await reconcileOnce(deps(1_000));
+    expect(res.topUpsCredited).toBe(0);
+    const row = await getTopUpOrder(h.database.db, order.id);
+    expect(row).toMatchObject({ status: 'paid', creditedAt: null });
+    expect(row?.providerTradeId).toBeTruthy();
+    expect((await getAccount(h.database.db, h.accountId))!.balanceMicroUsd).toBe(before);
+    expect((await reconcileOnce(deps(1_000))).topUpsCredited).toBe(0);
   });
 });

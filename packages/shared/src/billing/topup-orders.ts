@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { and, asc, count, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
-import type { Db, DbOrTx } from '../db/client';
-import { bankTransferReferences, payments, type TopUpOrderRow, topupOrders } from '../db/schema';
-import { creditAccount } from './ledger';
+import type { DbOrTx } from '../db/client';
+import { fromDriverRow } from '../db/driver-row';
+import { bankTransferReferences, type TopUpOrderRow, topupOrders } from '../db/schema';
+import { creditRowsStatements } from './ledger';
 import { type TopUpPolicy, TopUpTooSmallError, topUpBonus } from './topups';
 
 /** How a CNY amount becomes credit: the policy (in USD) and the rate. */
@@ -86,66 +87,69 @@ export interface CreditOrderResult {
 }
 
 /**
- * Credits a paid order, exactly once: in one transaction the order moves to `paid` (a
- * compare-and-set from `created`, `expired` or `closed`: money the provider took is always
- * credited), the payment row and the `topup` and `bonus` ledger entries are written (both unique
- * per order), and the order moves to `credited`. A concurrent or repeated call finds the order
- * no longer in those states and returns `credited: false`. The caller has checked the provider,
- * the amount and the merchant against the order.
+ * Credits a paid order, exactly once, in one statement: the order moves to `credited` (a
+ * compare-and-set from `created`, `expired` or `closed`: money the provider took is credited
+ * whatever our side decided meanwhile) with its trade id and payment time, the payment row and
+ * the `topup` and `bonus` ledger entries are written (unique per order) and the balance raised.
+ * Being paid and being credited commit together, so no reader sees an order `paid` on this path.
+ * A concurrent or repeated call finds the order moved and returns `credited: false`. The caller
+ * has checked the provider, the amount and the merchant against the order.
  */
 export async function creditTopUpOrder(
-  db: Db,
+  db: DbOrTx,
   args: { orderId: string; tradeId?: string; paidAt?: Date; raw?: unknown },
 ): Promise<CreditOrderResult | undefined> {
-  return db.transaction(async (tx) => {
-    const now = new Date();
-    const [paid] = await tx
-      .update(topupOrders)
-      .set({
-        status: 'paid',
-        providerTradeId: args.tradeId ?? sql`${topupOrders.providerTradeId}`,
-        paidAt: args.paidAt && !Number.isNaN(args.paidAt.getTime()) ? args.paidAt : now,
-        updatedAt: now,
-      })
-      .where(
-        and(eq(topupOrders.id, args.orderId), inArray(topupOrders.status, ['created', 'expired', 'closed'])),
-      )
-      .returning();
-    if (!paid) {
-      const order = await getTopUpOrder(tx, args.orderId);
-      return order ? { credited: false, order } : undefined;
-    }
-    const ref = `${paid.provider}:${paid.id}`;
-    await tx.insert(payments).values({
-      accountId: paid.accountId,
-      provider: paid.provider,
-      reference: paid.id,
-      amountMicroUsd: paid.creditMicroUsd,
-      bonusMicroUsd: paid.bonusMicroUsd,
-      note: `${paid.amountFen / 100} CNY, trade ${paid.providerTradeId ?? 'unknown'}`,
-      raw: args.raw ?? null,
-    });
-    await creditAccount(tx, {
-      accountId: paid.accountId,
-      amountMicroUsd: paid.creditMicroUsd,
-      kind: 'topup',
-      ref,
-      reason: `top-up of ${paid.amountFen / 100} CNY via ${paid.provider}`,
-    });
-    await creditAccount(tx, {
-      accountId: paid.accountId,
-      amountMicroUsd: paid.bonusMicroUsd,
-      kind: 'bonus',
-      ref,
-      reason: `bonus on a top-up of ${paid.amountFen / 100} CNY`,
-    });
-    const [credited] = await tx
-      .update(topupOrders)
-      .set({ status: 'credited', creditedAt: now, updatedAt: now })
-      .where(eq(topupOrders.id, paid.id))
-      .returning();
-    return { credited: true, order: credited! };
-  });
+  const paidAt = args.paidAt && !Number.isNaN(args.paidAt.getTime()) ? args.paidAt : new Date();
+  const credit = creditRowsStatements('credit_rows');
+  const { rows } = await db.execute<Record<string, unknown>>(sql`
+    with o as (
+      update topup_orders
+      set status = 'credited', provider_trade_id = coalesce(${args.tradeId ?? null}::text, provider_trade_id),
+          paid_at = ${paidAt.toISOString()}::timestamptz, credited_at = now(), updated_at = now()
+      where id = ${args.orderId} and status in ('created', 'expired', 'closed')
+      returning *
+    ), pay as (
+      insert into payments (account_id, provider, reference, amount_micro_usd, bonus_micro_usd, note, raw)
+      select account_id, provider, id, credit_micro_usd, bonus_micro_usd,
+             to_char(amount_fen / 100.0, 'FM999999999990.00') || ' CNY, trade ' || coalesce(provider_trade_id, 'unknown'),
+             ${args.raw === undefined ? null : JSON.stringify(args.raw)}::jsonb
+      from o
+    ), credit_rows as (
+      select account_id, 'topup'::text as kind, credit_micro_usd as amount_micro_usd, provider || ':' || id as ref,
+             'top-up of ' || to_char(amount_fen / 100.0, 'FM999999999990.00') || ' CNY via ' || provider as reason
+      from o
+      union all
+      select account_id, 'bonus', bonus_micro_usd, provider || ':' || id,
+             'bonus on a top-up of ' || to_char(amount_fen / 100.0, 'FM999999999990.00') || ' CNY'
+      from o
+    ), l as (${credit.ledger}), b as (${credit.balance})
+    select * from o`);
+  if (rows[0]) return { credited: true, order: fromDriverRow(topupOrders, rows[0]) };
+  const order = await getTopUpOrder(db, args.orderId);
+  return order ? { credited: false, order } : undefined;
+}
+
+/**
+ * The provider took a payment that cannot be credited automatically (another amount): the order
+ * moves to `paid` (from `created` or `expired`), leaves the reconciler's sweep and waits for an
+ * operator. False if it had moved.
+ */
+export async function markTopUpOrderPaid(
+  db: DbOrTx,
+  args: { orderId: string; tradeId?: string; paidAt?: Date },
+): Promise<boolean> {
+  const now = new Date();
+  const rows = await db
+    .update(topupOrders)
+    .set({
+      status: 'paid',
+      providerTradeId: args.tradeId ?? sql`${topupOrders.providerTradeId}`,
+      paidAt: args.paidAt && !Number.isNaN(args.paidAt.getTime()) ? args.paidAt : now,
+      updatedAt: now,
+    })
+    .where(and(eq(topupOrders.id, args.orderId), inArray(topupOrders.status, ['created', 'expired'])))
+    .returning({ id: topupOrders.id });
+  return rows.length > 0;
 }
 
 /**

@@ -1,4 +1,9 @@
-import { closeTopUpOrder, creditTopUpOrder, listOpenTopUpOrders } from '../billing/topup-orders';
+import {
+  closeTopUpOrder,
+  creditTopUpOrder,
+  listOpenTopUpOrders,
+  markTopUpOrderPaid,
+} from '../billing/topup-orders';
 import type { TopUpOrderRow } from '../db/schema';
 import type { Db } from '../db/client';
 import type { Logger } from '../log';
@@ -67,9 +72,10 @@ export async function syncTopUpOrder(
   const state = await provider.query(order.id);
   if (state.state === 'paid') {
     if (state.amountFen !== undefined && state.amountFen !== order.amountFen) {
+      await markTopUpOrderPaid(db, { orderId: order.id, tradeId: state.tradeId, paidAt: state.paidAt });
       opts.logger?.error(
         { orderId: order.id, expectedFen: order.amountFen, paidFen: state.amountFen },
-        'top-up paid with another amount: not credited, needs an operator',
+        'top-up paid with another amount: marked paid, not credited, needs an operator',
       );
       return 'mismatch';
     }
