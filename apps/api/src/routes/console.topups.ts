@@ -88,8 +88,8 @@ export function topUpObject(o: TopUpOrderRow) {
   };
 }
 
-/** CNY amounts for display: the USD rule times the rate, to the fen. */
-const cny = (microUsd: number, rate: number) => Math.round((microUsd / 1_000_000) * rate * 100) / 100;
+/** The smallest CNY amount, to the fen, that credits `microUsd` at `rate` (what the limits are shown as). */
+const cny = (microUsd: number, rate: number) => Math.ceil((microUsd / 1_000_000) * rate * 100 - 1e-6) / 100;
 
 /**
  * QR-code top-ups in the console: GET /console/api/topups/options (providers configured, rate,

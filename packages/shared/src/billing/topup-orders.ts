@@ -18,7 +18,8 @@ export function quoteCnyTopUp(
   rules: CnyTopUpRules,
 ): { creditMicroUsd: number; bonusMicroUsd: number } {
   // 1 fen = 10_000 micro-CNY; rounding down never credits more than was paid
-  const creditMicroUsd = Math.floor((amountFen * 10_000) / rules.cnyPerUsd);
+  // (the epsilon absorbs binary fractions of rates like 7.2, so 50.40 CNY credits exactly 7 USD)
+  const creditMicroUsd = Math.floor((amountFen * 10_000) / rules.cnyPerUsd + 1e-6);
   if (!Number.isSafeInteger(creditMicroUsd) || creditMicroUsd < rules.minMicroUsd) {
     throw new TopUpTooSmallError(rules.minMicroUsd);
   }
