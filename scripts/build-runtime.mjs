@@ -12,7 +12,13 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The packages the running service needs, in dependency order. */
-export const RUNTIME_PACKAGES = ['packages/shared', 'apps/upstream-sim', 'apps/api', 'apps/worker'];
+export const RUNTIME_PACKAGES = [
+  'packages/shared',
+  'apps/upstream-sim',
+  'apps/payment-sim',
+  'apps/api',
+  'apps/worker',
+];
 
 async function sources(dir) {
   const out = [];

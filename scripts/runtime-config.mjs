@@ -42,6 +42,7 @@ export const DEFAULTS = {
   REDIS_URL: 'redis://127.0.0.1:6379',
   PORT: '8080',
   SIM_PORT: '8090',
+  PAYSIM_PORT: '8091',
   ...Object.fromEntries(START_VARIABLES.map((v) => [v.name, v.default])),
 };
 

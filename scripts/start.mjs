@@ -8,16 +8,17 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { buildRuntime } from './build-runtime.mjs';
 import { ensurePostgres, ensureRedis, tcpAnswers } from './local-services.mjs';
 import {
   DEFAULTS,
-  START_VARIABLES,
   dataDir,
   dotEnv,
   knownVariables,
   root,
+  START_VARIABLES,
   writeRuntimeEnv,
 } from './runtime-config.mjs';
 
@@ -54,7 +55,7 @@ async function main() {
         : `default ${name}`;
 
   // Ports first: a second stack on the same ports stops here, saying which variable to change.
-  const ports = { PORT: value('PORT'), SIM_PORT: value('SIM_PORT') };
+  const ports = { PORT: value('PORT'), SIM_PORT: value('SIM_PORT'), PAYSIM_PORT: value('PAYSIM_PORT') };
   for (const v of START_VARIABLES) ports[v.name] = value(v.name);
   for (const [name, port] of Object.entries(ports)) {
     if (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535)
@@ -98,11 +99,28 @@ async function main() {
     // The simulator keeps its tasks across restarts, as a vendor does.
     SIM_STATE_FILE: input.SIM_STATE_FILE ?? path.join(dataDir, 'upstream-sim', 'tasks.json'),
   };
+  // QR top-ups go to the payment simulator, with key pairs made at each start, unless a real
+  // provider is configured (ALIPAY_APP_ID or WECHATPAY_MCHID).
+  const payKeys =
+    input.ALIPAY_APP_ID || input.WECHATPAY_MCHID
+      ? null
+      : createRequire(import.meta.url)(path.join(root, 'apps/payment-sim/dist/keys.js')).generatePaymentKeys({
+          withCertificate: false,
+        });
+  const paySimUrl = `http://127.0.0.1:${ports.PAYSIM_PORT}`;
+  const payEnv = payKeys
+    ? {
+        ...payKeys.merchant,
+        ALIPAY_GATEWAY: `${paySimUrl}/gateway.do`,
+        WECHATPAY_BASE_URL: paySimUrl,
+        PAYMENT_NOTIFY_BASE_URL: input.PAYMENT_NOTIFY_BASE_URL ?? `http://127.0.0.1:${ports.PORT}`,
+      }
+    : {};
   const known = knownVariables();
   const recorded = Object.fromEntries(Object.entries(input).filter(([k]) => known.has(k)));
   writeRuntimeEnv({ ...recorded, ...chosen }, given);
   // Node keeps the compiled code of every module here, so a restart loads faster.
-  const env = { NODE_COMPILE_CACHE: path.join(dataDir, 'compile-cache'), ...input, ...chosen };
+  const env = { NODE_COMPILE_CACHE: path.join(dataDir, 'compile-cache'), ...input, ...chosen, ...payEnv };
 
   say('migrating');
   run('migration', ['packages/shared/dist/db/migrate-cli.js'], env);
@@ -134,6 +152,9 @@ async function main() {
   let stopping = false;
   const procs = [
     ['sim', 'apps/upstream-sim/dist/main.js', [], {}, ports.SIM_PORT, '/healthz'],
+    ...(payKeys
+      ? [['paysim', 'apps/payment-sim/dist/main.js', [], payKeys.sim, ports.PAYSIM_PORT, '/healthz']]
+      : []),
     ['api', 'apps/api/dist/server.js', [], {}, ports.PORT, '/readyz'],
     [
       'video',

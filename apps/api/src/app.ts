@@ -8,10 +8,12 @@ import { bundledUiHeaders, securityHeaders } from './middleware/security-headers
 import * as adminAccounts from './routes/admin.accounts';
 import * as adminQueues from './routes/admin.queues';
 import * as adminTasks from './routes/admin.tasks';
+import * as adminTransfers from './routes/admin.transfers';
 import * as consoleBilling from './routes/console.billing';
 import * as consoleRegister from './routes/console.register';
 import * as consoleSession from './routes/console.session';
 import * as consoleTokens from './routes/console.tokens';
+import * as consoleTopUps from './routes/console.topups';
 import * as consoleVerify from './routes/console.verify';
 import * as docs from './routes/docs';
 import * as health from './routes/health';
@@ -22,6 +24,7 @@ import * as metricsRoute from './routes/metrics';
 import * as modelsGet from './routes/models.get';
 import * as modelsList from './routes/models.list';
 import * as paymentsNotify from './routes/payments.notify';
+import * as paymentsQrNotify from './routes/payments.qr-notify';
 import * as videosCallbacksList from './routes/videos.callbacks.list';
 import * as videosCallbacksRedeliver from './routes/videos.callbacks.redeliver';
 import * as videosCancel from './routes/videos.cancel';
@@ -83,14 +86,18 @@ export function buildApp(deps: ApiDeps): Express {
   consoleSession.register(consoleApi, deps);
   consoleTokens.register(consoleApi, deps);
   consoleBilling.register(consoleApi, deps);
+  consoleTopUps.register(consoleApi, deps);
   app.use('/console/api', consoleApi);
   const adminApi = Router();
   adminAccounts.register(adminApi, deps);
   adminTasks.register(adminApi, deps);
+  adminTransfers.register(adminApi, deps);
   adminQueues.register(adminApi, deps);
   app.use('/admin/api', adminApi);
   adminQueues.mountQueueDashboard(app, deps);
   const payments = Router();
+  // the QR providers' own routes first: /payments/:provider/notify is the dev provider's
+  paymentsQrNotify.register(payments, deps);
   paymentsNotify.register(payments, deps);
   app.use('/payments', payments);
 

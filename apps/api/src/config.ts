@@ -10,6 +10,7 @@ import {
 import { z } from 'zod';
 import { accountsEnvShape } from './config-accounts';
 import { imagesEnvShape } from './config-images';
+import { paymentsApiEnvShape } from './config-payments';
 
 export const apiEnvSchema = baseEnvSchema
   .extend({
@@ -49,6 +50,7 @@ export const apiEnvSchema = baseEnvSchema
   })
   .extend(accountsEnvShape)
   .extend(imagesEnvShape)
+  .extend(paymentsApiEnvShape)
   .superRefine((env, ctx) => {
     refineImageCallEnv(env, ctx);
     refineMediaEnv(env, ctx);

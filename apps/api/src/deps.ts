@@ -10,12 +10,14 @@ import type {
   Metrics,
   ModelCatalog,
   Principal,
+  QrPaymentProvider,
   RedisClient,
   SsrfPolicy,
 } from '@mediagate/shared';
 import type { Queue } from 'bullmq';
 import type { ApiConfig } from './config';
 import type { AccountsConfig } from './config-accounts';
+import type { PaymentsApiConfig } from './config-payments';
 import type { Mailer } from './mail/mailer';
 import type { RateLimits } from './middleware/rate-limit';
 import type { PaymentProvider } from './payments/provider';
@@ -38,7 +40,8 @@ export interface ApiDeps {
     | 'METRICS_TOKEN'
     | 'METRICS_PORT'
   > &
-    AccountsConfig;
+    AccountsConfig &
+    Partial<PaymentsApiConfig>;
   /** synchronous image calls through the upstream channels (charge, call with fail-over, refund) */
   images: ImageService;
   /** the video vendor, for cancels of tasks running upstream (on the channel that accepted them) */
@@ -49,6 +52,8 @@ export interface ApiDeps {
   rateLimits: RateLimits;
   /** QR-code payment providers, reachable at /payments/<name>/notify */
   paymentProviders: readonly PaymentProvider[];
+  /** QR-code top-up providers (Alipay, WeChat Pay) by name, notified at /payments/<name>/notify */
+  qrProviders?: ReadonlyMap<string, QrPaymentProvider>;
   /** the SSRF guard for URLs clients hand us (callbacks, media the upstream fetches) */
   ssrf: SsrfPolicy;
   /** principals of recently seen keys (see requireApiKey); kept in step by listenForKeyChanges */

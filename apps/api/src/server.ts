@@ -6,6 +6,7 @@ import {
   createMediaLinkSigner,
   createMediaStorage,
   createMetrics,
+  createQrPaymentProviders,
   createRedis,
   createSsrfPolicy,
   createVideoQueue,
@@ -53,6 +54,13 @@ function main(): void {
   const paymentProviders: PaymentProvider[] = config.PAYMENT_DEV_SECRET
     ? [createDevPaymentProvider(config.PAYMENT_DEV_SECRET, config.PAYMENT_SIGNATURE_TOLERANCE_S)]
     : [];
+  const qrProviders = createQrPaymentProviders(config);
+  if (qrProviders.size > 0 && !config.PAYMENT_NOTIFY_BASE_URL) {
+    logger.warn(
+      'QR top-ups need PAYMENT_NOTIFY_BASE_URL (the public URL providers notify); orders are refused',
+    );
+  }
+  logger.info({ providers: [...qrProviders.keys()] }, 'QR top-up providers');
   if (config.ADMIN_EMAIL && config.ADMIN_PASSWORD) {
     ensureAdminAccount(database.db, { email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD }).then(
       (id) => logger.info({ accountId: id, email: config.ADMIN_EMAIL }, 'admin account ready'),
@@ -76,6 +84,7 @@ function main(): void {
     mailer,
     rateLimits,
     paymentProviders,
+    qrProviders,
     database,
     redis,
     videoQueue,

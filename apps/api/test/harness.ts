@@ -11,6 +11,7 @@ import {
   createMetrics,
   createRedis,
   createSsrfPolicy,
+  createQrPaymentProviders,
   createVideoQueue,
   type Database,
   defaultCatalog,
@@ -97,6 +98,7 @@ export async function startTestApi(
     paymentProviders: config.PAYMENT_DEV_SECRET
       ? [createDevPaymentProvider(config.PAYMENT_DEV_SECRET, config.PAYMENT_SIGNATURE_TOLERANCE_S)]
       : [],
+    qrProviders: createQrPaymentProviders(config),
     metrics,
     media: {
       storage: overrides.mediaStorage ?? new LocalMediaStorage(mediaDir),

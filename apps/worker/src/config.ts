@@ -5,6 +5,7 @@ import {
   intFromEnv,
   mediaEnvSchema,
   metricsEnvShape,
+  paymentsEnvShape,
   refineImageCallEnv,
   refineMediaEnv,
   ssrfEnvSchema,
@@ -27,6 +28,10 @@ export const workerEnvSchema = baseEnvSchema
     ...imageCallEnvSchema.shape,
     /** MEDIA_*: storage, links and retention of the videos the gateway keeps */
     ...mediaEnvSchema.shape,
+    /** reconciler: ALIPAY_* / WECHATPAY_*, the QR top-up providers it queries and closes orders at */
+    ...paymentsEnvShape,
+    /** reconciler: top-up orders unpaid for longer than this are queried at their provider */
+    TOPUP_RECONCILE_AFTER_MS: intFromEnv(10_000, 0),
     /** roles this process runs, comma-separated; `--role=` on the command line wins */
     WORKER_ROLE: z
       .string()

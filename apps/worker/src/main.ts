@@ -9,6 +9,7 @@ import {
   createMediaQueue,
   createMediaStorage,
   createMetrics,
+  createQrPaymentProviders,
   createRedis,
   createSsrfPolicy,
   createSsrfSafeAgent,
@@ -231,6 +232,7 @@ async function main(): Promise<void> {
       logger,
       metrics,
       media: { storage, mediaQueue },
+      topUps: { providers: createQrPaymentProviders(config), afterMs: config.TOPUP_RECONCILE_AFTER_MS },
       config: {
         intervalMs: config.RECONCILER_INTERVAL_MS,
         graceMs: config.RECONCILER_GRACE_MS,

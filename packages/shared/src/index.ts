@@ -15,6 +15,8 @@ export type {
   TaskMediaStatus,
   TaskRow,
   TaskStatus,
+  TopUpOrderRow,
+  TopUpOrderStatus,
 } from './db/schema';
 export * as schema from './db/schema';
 export * from './errors';
@@ -26,6 +28,7 @@ export * from './log';
 export * from './lru';
 export * from './media';
 export * from './metrics';
+export * from './payments';
 export * from './process';
 export * from './queue';
 export * from './tasks';

@@ -15,6 +15,12 @@ import { adminTasksQuery } from '../routes/admin.tasks';
 import { registerBody, resendBody } from '../routes/console.register';
 import { loginBody } from '../routes/console.session';
 import { tokenBodies } from '../routes/console.tokens';
+import {
+  createTopUpBody,
+  topUpListQuery,
+  topUpObjectSchema,
+  topUpOptionsSchema,
+} from '../routes/console.topups';
 import { verifyBody } from '../routes/console.verify';
 import { pageQuery } from '../routes/console-views';
 import { metricsOnApiPort } from '../routes/metrics';
@@ -422,6 +428,43 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog' | 'config' | 'metri
       responses: { 200: ok(anyObject('UsagePage')) },
     },
     {
+      method: 'get',
+      path: '/console/api/topups/options',
+      summary: 'How the account can top up: QR providers, rate, minimum, bonus, bank transfer details',
+      tag: 'console',
+      auth: 'session',
+      responses: { 200: ok(topUpOptionsSchema) },
+    },
+    {
+      method: 'post',
+      path: '/console/api/topups',
+      summary: 'Start a QR-code top-up in CNY (Alipay or WeChat Pay); returns the QR content',
+      tag: 'console',
+      auth: 'session',
+      body: { schema: createTopUpBody },
+      responses: {
+        201: ok(topUpObjectSchema, 'Created'),
+        503: { description: 'the payment provider is unavailable', schema: errorResponse },
+      },
+    },
+    {
+      method: 'get',
+      path: '/console/api/topups/:id',
+      summary: 'A top-up and its status (created, paid, credited, closed, expired)',
+      tag: 'console',
+      auth: 'session',
+      responses: { 200: ok(topUpObjectSchema), 404: { description: 'not found', schema: errorResponse } },
+    },
+    {
+      method: 'get',
+      path: '/console/api/topups',
+      summary: "The account's top-ups, newest first",
+      tag: 'console',
+      auth: 'session',
+      query: topUpListQuery,
+      responses: { 200: ok(listOf(topUpObjectSchema, 'TopUpList')) },
+    },
+    {
       method: 'post',
       path: '/console/api/tokens',
       summary: 'Create a key (shown once)',
@@ -519,6 +562,17 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog' | 'config' | 'metri
     },
     {
       method: 'get',
+      path: '/admin/api/transfer-references/:reference',
+      summary: "The account a bank-transfer memo's reference belongs to",
+      tag: 'admin',
+      auth: 'admin',
+      responses: {
+        200: ok(anyObject('BankTransferReference')),
+        404: { description: 'not found', schema: errorResponse },
+      },
+    },
+    {
+      method: 'get',
       path: '/admin/api/tasks',
       summary: 'Find tasks by status, age, model or account',
       tag: 'admin',
@@ -560,6 +614,22 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog' | 'config' | 'metri
     },
 
     // payments
+    {
+      method: 'post',
+      path: '/payments/alipay/notify',
+      summary: "Alipay's asynchronous notification (form, RSA2-signed); answered with the text success",
+      tag: 'payments',
+      auth: 'signature',
+      responses: { 200: { description: 'success', contentType: 'text/plain' } },
+    },
+    {
+      method: 'post',
+      path: '/payments/wechat/notify',
+      summary: "WeChat Pay's payment notification (signed, resource encrypted); 204 when accepted",
+      tag: 'payments',
+      auth: 'signature',
+      responses: { 204: { description: 'accepted' } },
+    },
     {
       method: 'post',
       path: '/payments/:provider/notify',

@@ -24,7 +24,9 @@ export class PaymentNotificationError extends Error {
 }
 
 /**
- * One QR-code payment provider: turns the raw HTTP notification it posts to
+ * A provider whose notifications carry the account and amount themselves (the `dev` provider; the
+ * Alipay and WeChat Pay top-up orders are in packages/shared/src/payments): turns the raw HTTP
+ * notification it posts to
  * `/payments/<name>/notify` into a verified PaymentNotification. Implementations must check
  * authenticity (signature, freshness) before reading anything, and throw
  * PaymentNotificationError otherwise.

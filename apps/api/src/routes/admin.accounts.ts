@@ -1,6 +1,7 @@
 import {
   ApiError,
   adjustBalance,
+  bankTransferReference,
   getAccountView,
   InsufficientQuotaError,
   listAccounts,
@@ -28,6 +29,10 @@ export function topUpPolicy(config: ApiDeps['config']): TopUpPolicy {
   };
 }
 
+/** A reference as read from a memo: spaces, dashes and case do not matter. */
+const sameTransferReference = (given: string, accountId: string) =>
+  given.replace(/[\s-]/g, '').toUpperCase() === bankTransferReference(accountId);
+
 export const listQuery = z.object({
   email: z.string().trim().min(1).max(254).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(20),
@@ -39,6 +44,8 @@ export const topUpBody = z.strictObject({
   amount_usd: usdAmount.refine((v) => v > 0, { message: 'must be positive' }),
   reference: z.string().trim().min(1).max(128),
   note: z.string().max(500).optional(),
+  /** the account's bank-transfer reference read from the transfer memo: must be this account's */
+  transfer_reference: z.string().trim().min(1).max(64).optional(),
 });
 export const adjustmentBody = z.strictObject({
   amount_usd: usdAmount.refine((v) => v !== 0, { message: 'must not be 0' }),
@@ -109,6 +116,13 @@ export function register(router: Router, deps: ApiDeps): void {
   router.post('/accounts/:id/topups', ...admin, ...body, async (req, res) => {
     const b = topUpBody.parse(req.body ?? {});
     const { id } = await account(req);
+    if (b.transfer_reference !== undefined && !sameTransferReference(b.transfer_reference, id)) {
+      throw new ApiError(
+        'invalid_request',
+        `Transfer reference ${b.transfer_reference} is not this account's (${bankTransferReference(id)}).`,
+        'transfer_reference',
+      );
+    }
     try {
       const result = await recordTopUp(
         db,
@@ -117,7 +131,8 @@ export function register(router: Router, deps: ApiDeps): void {
           provider: 'bank_transfer',
           reference: b.reference,
           amountMicroUsd: b.amount_usd,
-          note: b.note,
+          note:
+            b.note ?? (b.transfer_reference ? `transfer reference ${bankTransferReference(id)}` : undefined),
           createdBy: sessionOf(req).accountId,
         },
         policy,
