@@ -42,6 +42,18 @@ function run(what, args, env) {
   return r.stdout;
 }
 
+/** `run` without blocking, so it overlaps the start of the processes. */
+function runAsync(what, args, env) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('exit', (code) => (code === 0 ? resolve(out) : die(`${what} failed:\n${(err || out).trim()}`)));
+  });
+}
+
 async function main() {
   mkdirSync(dataDir, { recursive: true });
   const fileEnv = dotEnv();
@@ -130,9 +142,9 @@ async function main() {
     dataDir,
     `demo-key-${createHash('sha256').update(databaseUrl).digest('hex').slice(0, 12)}`,
   );
-  let key = existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '';
-  const newKey = () => {
-    const k = run(
+  const saved = existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '';
+  const newKey = async () => {
+    const out = await runAsync(
       'creating the demo account',
       [
         'packages/shared/dist/cli/main.js',
@@ -143,11 +155,13 @@ async function main() {
         '5',
       ],
       env,
-    ).trim();
+    );
+    const k = out.trim();
     writeFileSync(keyFile, `${k}\n`, { mode: 0o600 });
     return k;
   };
-  if (!key) key = newKey();
+  // The demo account is created while the processes start.
+  const keyPromise = saved ? Promise.resolve(saved) : newKey();
 
   let stopping = false;
   const procs = [
@@ -250,12 +264,13 @@ async function main() {
   if (stopping) return;
 
   const base = `http://127.0.0.1:${ports.PORT}`;
+  let key = await keyPromise;
   // A demo key of a database that was since dropped is replaced.
   const keyWorks = await fetch(`${base}/v1/models`, { headers: { authorization: `Bearer ${key}` } }).then(
     (r) => r.status !== 401,
     () => true,
   );
-  if (!keyWorks) key = newKey();
+  if (!keyWorks) key = await newKey();
   say('ready');
   process.stdout.write(`
 mediagate is running at ${base} (upstream simulator at ${simUrl}). Ctrl-C stops it.

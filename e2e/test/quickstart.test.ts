@@ -171,8 +171,9 @@ describe('quick start', () => {
     );
     expect(done.status).toBe('succeeded');
     expect(done.video_url).toMatch(/^http/);
+    const phases = output.split('\n').filter((l) => /^\[(setup|start)\]/.test(l));
     process.stderr.write(
-      `quick start: "${command}" ready in ${(readyMs / 1000).toFixed(1)} s on a fresh clone; video task succeeded after ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+      `${phases.join('\n')}\nquick start: "${command}" ready in ${(readyMs / 1000).toFixed(1)} s on a fresh clone; video task succeeded after ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
     );
 
     // Ctrl-C (SIGINT to the foreground process group) stops everything with exit code 0.

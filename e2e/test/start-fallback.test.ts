@@ -3,7 +3,7 @@
 // configuration that `pnpm cli` then uses, keeps the simulator's tasks across a restart so a task in
 // flight still succeeds, exits 0 on Ctrl-C, and `pnpm stop` stops the services it started.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -236,5 +236,46 @@ describe('what the commands say when they cannot go on', () => {
       /Postgres (does not answer at|at) 203\.0\.113\.1:5432 \(.*DATABASE_URL of this checkout\)/,
     );
     expect(r.stderr).toMatch(/set TEST_DATABASE_URL/i);
+  });
+
+  it('commands take what pnpm start recorded, unless the environment says otherwise', () => {
+    writeFileSync(
+      path.join(dir, 'runtime.env'),
+      [
+        'DATABASE_URL=postgres://postgres@127.0.0.1:5999/mediagate',
+        'REDIS_URL=redis://127.0.0.1:6999',
+        'QUEUE_PREFIX={recorded}',
+        'MEDIAGATE_GIVEN_DATABASE_URL=postgres://localhost:5999/mediagate',
+      ].join('\n'),
+    );
+    const seen = (extra: Record<string, string>) => {
+      const r = spawnSync(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `import { configEnv } from ${JSON.stringify(script('runtime-config.mjs'))};
+           const e = configEnv();
+           process.stdout.write(JSON.stringify([e.DATABASE_URL, e.REDIS_URL, e.QUEUE_PREFIX, Object.keys(e).some((k) => k.startsWith('MEDIAGATE_GIVEN_'))]));`,
+        ],
+        { cwd: dir, env: { PATH: process.env.PATH, MEDIAGATE_DATA_DIR: dir, ...extra }, encoding: 'utf8' },
+      );
+      expect(r.stderr).toBe('');
+      return JSON.parse(r.stdout);
+    };
+    expect(seen({})).toEqual([
+      'postgres://postgres@127.0.0.1:5999/mediagate',
+      'redis://127.0.0.1:6999',
+      '{recorded}',
+      false,
+    ]);
+    // the value start was given and replaced is replaced again; any other value of the environment wins
+    expect(seen({ DATABASE_URL: 'postgres://localhost:5999/mediagate', QUEUE_PREFIX: '{mine}' })).toEqual([
+      'postgres://postgres@127.0.0.1:5999/mediagate',
+      'redis://127.0.0.1:6999',
+      '{mine}',
+      false,
+    ]);
+    expect(seen({ DATABASE_URL: 'postgres://elsewhere:5432/db' })[0]).toBe('postgres://elsewhere:5432/db');
   });
 });
