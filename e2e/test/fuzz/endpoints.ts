@@ -1,6 +1,14 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
-import { type EncodedBody, encodedJson, encodedMultipart, type FilePart, TINY_PNG } from './bodies';
+import type { GeneratedPart } from '@mediagate/shared/testing';
+import {
+  type EncodedBody,
+  encodedJson,
+  encodedMultipart,
+  type FilePart,
+  oversizedForm,
+  TINY_PNG,
+} from './bodies';
 import { authHeaders, type Credentials, oddHeaders, pathSegment, queryString } from './http-parts';
 import { anyJson, mutatedJson } from './json';
 import { type FuzzRequest, printable } from './kit';
@@ -265,17 +273,32 @@ export function requestsFor(e: Endpoint, k: Known): fc.Arbitrary<FuzzRequest> {
             { weight: 1, arbitrary: fc.constantFrom(...BAD_SIGNATURES) },
           )
         : fc.constant(null),
+      oversized:
+        e.json || e.form
+          ? fc.oneof(
+              { weight: 40, arbitrary: fc.constant<GeneratedPart[] | null>(null) },
+              {
+                weight: 1,
+                arbitrary: oversizedForm(
+                  e.form?.fields(k) ?? e.json!(k),
+                  e.form?.files?.map((f) => f.field),
+                ),
+              },
+            )
+          : fc.constant<GeneratedPart[] | null>(null),
     })
-    .map(({ segments, query, auth, odd, body, chunked, signature }) => {
+    .map(({ segments, query, auth, odd, body, chunked, signature, oversized }) => {
       let i = 0;
       const path = e.path.replace(/:(\w+)/g, () => segments[i++]!) + query;
-      const req: FuzzRequest = {
-        method: e.method,
-        path,
-        headers: { ...odd, ...auth, ...body.headers },
-        body: body.body,
-        chunked: chunked && body.body !== undefined,
-      };
+      const req: FuzzRequest = oversized
+        ? { method: e.method, path, headers: framingFree({ ...odd, ...auth }), streamedForm: oversized }
+        : {
+            method: e.method,
+            path,
+            headers: { ...odd, ...auth, ...body.headers },
+            body: body.body,
+            chunked: chunked && body.body !== undefined,
+          };
       if (e.signed) {
         if (signature === null)
           req.sign = (b) => ({ 'x-payment-signature': devSignature(k.paymentSecret, b) });
@@ -283,4 +306,11 @@ export function requestsFor(e: Endpoint, k: Known): fc.Arbitrary<FuzzRequest> {
       }
       return printable(req);
     });
+}
+
+/** Headers without the ones that frame a body (a streamed form frames itself). */
+function framingFree(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).filter(([k]) => !/^(content-length|transfer-encoding|content-type)$/i.test(k)),
+  );
 }

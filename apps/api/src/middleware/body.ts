@@ -85,6 +85,9 @@ export function parseBody(opts: {
         return next();
       }
       const accepted = opts.multipart ? 'application/json or multipart/form-data' : 'application/json';
+      // the body is not read: close the connection after the answer rather than drain it
+      res.setHeader('connection', 'close');
+      res.once('finish', () => lingerThenClose(req));
       return next(
         new ApiError(
           'unsupported_media_type',

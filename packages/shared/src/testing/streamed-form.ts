@@ -11,6 +11,7 @@ export interface GeneratedPart {
 export interface StreamedFormResult {
   /** the answer's status, or null when the connection ended without one */
   status: number | null;
+  headers: http.IncomingHttpHeaders;
   body: string;
   /** bytes of the body written before the server answered or closed the connection */
   sentBytes: number;
@@ -31,6 +32,7 @@ export function sendStreamedForm(
   opts: {
     parts: GeneratedPart[];
     headers?: Record<string, string>;
+    method?: string;
     declareLength?: boolean;
     timeoutMs?: number;
   },
@@ -50,7 +52,7 @@ export function sendStreamedForm(
     let sentBytes = 0;
     let answered = false;
     let finished = false;
-    const result: StreamedFormResult = { status: null, body: '', sentBytes: 0, totalBytes };
+    const result: StreamedFormResult = { status: null, headers: {}, body: '', sentBytes: 0, totalBytes };
     const finish = (error?: string) => {
       if (finished) return;
       finished = true;
@@ -61,7 +63,7 @@ export function sendStreamedForm(
       resolve(result);
     };
     const req = http.request(url, {
-      method: 'POST',
+      method: opts.method ?? 'POST',
       headers: {
         'content-type': `multipart/form-data; boundary=${boundary}`,
         ...(opts.declareLength ? { 'content-length': String(totalBytes) } : {}),
@@ -72,6 +74,7 @@ export function sendStreamedForm(
     req.on('response', (res) => {
       answered = true;
       result.status = res.statusCode ?? null;
+      result.headers = res.headers;
       res.setEncoding('utf8');
       res.on('data', (d: string) => {
         result.body += d;
