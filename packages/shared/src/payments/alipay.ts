@@ -6,6 +6,7 @@ import {
   PaymentProviderError,
   PaymentVerificationError,
   type ProviderTradeState,
+  isStaleConnection,
   type QrPaymentProvider,
   yuanToFen,
 } from './types';
@@ -89,16 +90,17 @@ export function createAlipayProvider(config: AlipayConfig): QrPaymentProvider {
     bizContent: Record<string, unknown>,
     extra: Record<string, string> = {},
   ) {
-    let result: Record<string, unknown>;
-    try {
-      result = (await sdk.exec(method, { ...extra, bizContent }, { validateSign: true })) as Record<
-        string,
-        unknown
-      >;
-    } catch (err) {
-      throw new PaymentProviderError('alipay', `${method} failed: ${(err as Error).message}`);
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return (await sdk.exec(method, { ...extra, bizContent }, { validateSign: true })) as Record<
+          string,
+          unknown
+        >;
+      } catch (err) {
+        if (attempt === 0 && isStaleConnection(err)) continue;
+        throw new PaymentProviderError('alipay', `${method} failed: ${(err as Error).message}`);
+      }
     }
-    return result;
   }
 
   const failure = (method: string, r: Record<string, unknown>) =>
