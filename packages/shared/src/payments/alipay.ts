@@ -1,5 +1,6 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
-import { AlipaySdk } from 'alipay-sdk';
+import { Socket } from 'node:net';
+import type { AlipaySdk } from 'alipay-sdk';
 import {
   fenToYuan,
   type NotificationAnswer,
@@ -53,6 +54,22 @@ function tryWrap(base64: string, labels: string[], load: (pem: string) => unknow
   throw new Error('not a readable RSA key');
 }
 
+/**
+ * alipay-sdk, loaded on first use. Its HTTP client (urllib) replaces `net.Socket.prototype.destroy`
+ * for the whole process when it loads, and the replacement throws when undici destroys several
+ * sockets with one error (an Agent destroyed with requests in flight, as the callback dispatcher
+ * does on shutdown). The original method is put back: urllib only used it to attach the socket to
+ * errors for its messages. Loading lazily also keeps processes without Alipay free of it.
+ */
+function loadAlipaySdk(): typeof AlipaySdk {
+  const destroy = Socket.prototype.destroy;
+  try {
+    return (require('alipay-sdk') as { AlipaySdk: typeof AlipaySdk }).AlipaySdk;
+  } finally {
+    Socket.prototype.destroy = destroy;
+  }
+}
+
 /** `yyyy-MM-dd HH:mm:ss` in Beijing time (UTC+8), as Alipay writes times. */
 export function alipayTime(at: Date): string {
   return new Date(at.getTime() + 8 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ');
@@ -74,7 +91,8 @@ const PAID = new Set(['TRADE_SUCCESS', 'TRADE_FINISHED']);
  * `sign` and `sign_type`) is verified with Alipay's public key. Responses are verified too.
  */
 export function createAlipayProvider(config: AlipayConfig): QrPaymentProvider {
-  const sdk = new AlipaySdk({
+  const Sdk = loadAlipaySdk();
+  const sdk = new Sdk({
     appId: config.appId,
     privateKey: normalizePrivateKey(config.privateKey),
     keyType: 'PKCS8',
