@@ -1,6 +1,6 @@
 // Prints one line, `N passed, N failed`, summed over every package's jest run.
 // A suite that failed to run (syntax error, crash in beforeAll) counts as one failure.
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const dir = path.join(import.meta.dirname, '..', '.test-results');

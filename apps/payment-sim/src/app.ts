@@ -16,8 +16,8 @@ import express, { type Express, type Request, type Response } from 'express';
 import pino from 'pino';
 import type { PaySimConfig } from './config';
 
-export { generatePaymentKeys, type PaymentKeySet } from './keys';
 export { type PaySimConfig, paySimEnvSchema } from './config';
+export { generatePaymentKeys, type PaymentKeySet } from './keys';
 
 type Vendor = 'alipay' | 'wechat';
 

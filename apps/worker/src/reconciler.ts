@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { RedisClient } from '@mediagate/shared';
 import {
   type Database,
   deleteExpiredIdempotencyKeys,
@@ -6,27 +7,29 @@ import {
   enqueueTaskCallbacks,
   enqueueVideoTask,
   failTask,
+  type Logger,
   listActiveTasks,
   listDueDeliveries,
-  type Logger,
   type Metrics,
   type QrPaymentProvider,
   reconcileTopUpOrders,
   sweepUnsettledImageCalls,
 } from '@mediagate/shared';
 import type { Queue } from 'bullmq';
+import { type MediaSweepDeps, type MediaSweepResult, sweepMedia } from './media/sweep';
 import { observeTransition } from './video/observe';
-import type IORedis from 'ioredis';
 
 export interface ReconcilerDeps {
   database: Database;
-  redis: IORedis;
+  redis: RedisClient;
   videoQueue: Queue;
   /** when given, callback deliveries whose job is gone are enqueued again too */
   callbacksQueue?: Queue;
   /** timeouts are counted as transitions here when given */
   metrics?: Metrics;
   logger: Logger;
+  /** when given, media copies are retried, lost ones given up, and media past retention deleted */
+  media?: Pick<MediaSweepDeps, 'storage' | 'mediaQueue'>;
   /** QR top-up providers: orders left unpaid past `afterMs` are queried, credited or closed */
   topUps?: { providers: ReadonlyMap<string, QrPaymentProvider>; afterMs: number };
   config: {
@@ -45,6 +48,8 @@ export interface SweepResult {
   callbacksRequeued: number;
   /** image calls left unsettled past their bound, refunded in full */
   imageCallsSettled: number;
+  /** the media pass, when the reconciler has media */
+  media?: MediaSweepResult;
   /** top-up orders credited after the provider said they were paid (their notification was lost) */
   topUpsCredited: number;
   /** top-up orders closed at the provider after their expiry */
@@ -84,7 +89,16 @@ export async function reconcileOnce(deps: ReconcilerDeps): Promise<SweepResult> 
     const topUps = await sweepTopUps(deps);
     // Idempotency-Key records live 24 hours; drop the expired ones.
     await deleteExpiredIdempotencyKeys(deps.database.db);
-    return { ...tasks, callbacksRequeued, imageCallsSettled, ...topUps, skipped: false };
+    const media = deps.media
+      ? await sweepMedia({
+          ...deps.media,
+          database: deps.database,
+          logger: deps.logger,
+          metrics: deps.metrics,
+          graceMs: deps.config.graceMs,
+        })
+      : undefined;
+    return { ...tasks, callbacksRequeued, imageCallsSettled, media, ...topUps, skipped: false };
   } finally {
     // Release only our own lock (it may have expired and been taken by another replica).
     await deps.redis.eval(

@@ -12,7 +12,6 @@ import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { adjustmentBody, limitsBody, listQuery, topUpBody } from '../routes/admin.accounts';
 import { adminTasksQuery } from '../routes/admin.tasks';
-import { pageQuery } from '../routes/console-views';
 import { registerBody, resendBody } from '../routes/console.register';
 import { loginBody } from '../routes/console.session';
 import { tokenBodies } from '../routes/console.tokens';
@@ -23,7 +22,11 @@ import {
   topUpOptionsSchema,
 } from '../routes/console.topups';
 import { verifyBody } from '../routes/console.verify';
+import { pageQuery } from '../routes/console-views';
+import { metricsOnApiPort } from '../routes/metrics';
+import { contentQuerySchema } from '../routes/videos.content';
 import { createVideoBody } from '../routes/videos.create';
+import { videoDeletedSchema } from '../routes/videos.delete';
 import { listVideosQuery } from '../routes/videos.list';
 import { webhookSettingsBody } from '../routes/webhooks.settings';
 
@@ -87,7 +90,7 @@ const adminTask = videoTaskObject
   .meta({ id: 'AdminTask' });
 
 /** Every route the API serves; a test fails when a route exists without its contract. */
-export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] {
+export function routeContracts(deps: Pick<ApiDeps, 'catalog' | 'config' | 'metrics'>): RouteContract[] {
   const { createBody: tokenCreate, patchBody: tokenPatch } = tokenBodies(deps);
   return [
     // health and operations
@@ -107,14 +110,21 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] 
       auth: 'none',
       responses: { 200: ok(healthResponse), 503: { description: 'not ready', schema: healthResponse } },
     },
-    {
-      method: 'get',
-      path: '/metrics',
-      summary: 'Prometheus metrics',
-      tag: 'operations',
-      auth: 'none',
-      responses: { 200: { description: 'Prometheus text format', contentType: 'text/plain' } },
-    },
+    ...(metricsOnApiPort(deps)
+      ? [
+          {
+            method: 'get',
+            path: '/metrics',
+            summary: 'Prometheus metrics (Authorization: Bearer <METRICS_TOKEN>)',
+            tag: 'operations',
+            auth: 'none',
+            responses: {
+              200: { description: 'Prometheus text format', contentType: 'text/plain' },
+              401: { description: 'no or wrong metrics token' },
+            },
+          } satisfies RouteContract,
+        ]
+      : []),
     {
       method: 'get',
       path: '/openapi.json',
@@ -177,6 +187,75 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] 
       responses: {
         200: ok(videoTaskObject),
         409: { description: 'no longer cancelable', schema: errorResponse },
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/videos/:taskId/content',
+      summary:
+        "Download a succeeded task's video (variant=video, MP4) or first frame (variant=thumbnail, JPEG)",
+      tag: 'videos',
+      auth: 'apiKey',
+      query: contentQuerySchema,
+      responses: {
+        200: { description: 'the bytes (Range requests answer 206)', contentType: 'video/mp4' },
+        302: { description: "not copied yet: the vendor's link" },
+        400: { description: 'spritesheet or an unknown variant', schema: errorResponse },
+        404: {
+          description: 'no such task; video_not_ready, video_expired, video_deleted, thumbnail_unavailable',
+          schema: errorResponse,
+        },
+      },
+    },
+    {
+      method: 'delete',
+      path: '/v1/videos/:taskId',
+      summary: "Delete a finished task's kept video and first frame",
+      tag: 'videos',
+      auth: 'apiKey',
+      responses: {
+        200: ok(videoDeletedSchema.meta({ id: 'VideoDeleted' })),
+        404: { description: 'no such task for this account', schema: errorResponse },
+        409: { description: 'the task is pending or processing', schema: errorResponse },
+      },
+    },
+    ...(
+      [
+        ['/v1/videos/:taskId/remix', 'Remix a video (not supported by these models)'],
+        ['/v1/videos/edits', 'Edit a video (not supported by these models)'],
+        ['/v1/videos/extensions', 'Extend a video (not supported by these models)'],
+        ['/v1/videos/characters', 'Create a video character (not supported by these models)'],
+      ] as const
+    ).map(
+      ([path, summary]): RouteContract => ({
+        method: 'post',
+        path,
+        summary,
+        tag: 'videos',
+        auth: 'apiKey',
+        responses: { 400: { description: 'unsupported_operation', schema: errorResponse } },
+      }),
+    ),
+    {
+      method: 'get',
+      path: '/v1/videos/characters/:characterId',
+      summary: 'Retrieve a video character (not supported by these models)',
+      tag: 'videos',
+      auth: 'apiKey',
+      responses: { 400: { description: 'unsupported_operation', schema: errorResponse } },
+    },
+    {
+      method: 'get',
+      path: '/media/:taskId/:file',
+      summary:
+        "A task's video (video.mp4) or first frame (thumbnail.jpg) by its signed link (?exp=&sig=), without a key",
+      tag: 'videos',
+      auth: 'signature',
+      responses: {
+        200: { description: 'the bytes (Range requests answer 206)', contentType: 'video/mp4' },
+        302: { description: 'S3 driver: a presigned or CDN link; not copied yet: the vendor link' },
+        403: { description: 'invalid_media_link', schema: errorResponse },
+        404: { description: 'video_expired, video_deleted, thumbnail_unavailable', schema: errorResponse },
       },
     },
     {

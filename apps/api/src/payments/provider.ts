@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { usdToMicro } from '@mediagate/shared';
 import { z } from 'zod';
+import { usdAmount } from '../usd';
 
 /** A payment as a provider reports it, once its notification is verified. */
 export interface PaymentNotification {
@@ -41,7 +41,11 @@ export const DEV_SIGNATURE_HEADER = 'x-payment-signature';
 const devPayload = z.strictObject({
   reference: z.string().min(1).max(128),
   account_id: z.string().min(1).max(64),
-  amount_usd: z.number().positive().max(1_000_000),
+  amount_usd: usdAmount
+    .refine((v) => v > 0, { message: 'must be positive' })
+    .refine((v) => v <= 1_000_000_000_000, {
+      message: 'must be at most 1000000',
+    }),
   currency: z.literal('USD').optional(),
 });
 
@@ -95,7 +99,7 @@ export function createDevPaymentProvider(secret: string, toleranceSeconds: numbe
       return {
         reference: parsed.reference,
         accountId: parsed.account_id,
-        amountMicroUsd: usdToMicro(parsed.amount_usd),
+        amountMicroUsd: parsed.amount_usd,
         raw: parsed,
       };
     },

@@ -1,7 +1,7 @@
 import {
+  ApiError,
   adjustBalance,
   bankTransferReference,
-  ApiError,
   getAccountView,
   InsufficientQuotaError,
   listAccounts,
@@ -16,6 +16,7 @@ import {
 import type { Request, Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
+import { announceKeyChange } from '../key-revocations';
 import { parseBody } from '../middleware/body';
 import { requireAdmin, sessionOf } from '../middleware/session';
 import { accountObject, usd, usdAmount } from './console-views';
@@ -95,6 +96,7 @@ export function register(router: Router, deps: ApiDeps): void {
         throw new ApiError('invalid_request', 'You cannot disable your own account.');
       }
       const updated = await setAccountStatus(db, id, status);
+      await announceKeyChange(deps, { accountId: id });
       req.log.info({ target: id, status }, 'account status changed by an operator');
       res.status(200).json(accountObject(updated!));
     });
@@ -107,6 +109,7 @@ export function register(router: Router, deps: ApiDeps): void {
       rpmLimit: b.rpm_limit,
       maxActiveVideoTasks: b.max_active_video_tasks,
     });
+    await announceKeyChange(deps, { accountId: id });
     res.status(200).json(accountObject(updated!));
   });
 
@@ -161,13 +164,13 @@ export function register(router: Router, deps: ApiDeps): void {
   router.post('/accounts/:id/adjustments', ...admin, ...body, async (req, res) => {
     const b = adjustmentBody.parse(req.body ?? {});
     const { id } = await account(req);
-    const operator = sessionOf(req).email;
     try {
       const applied = await db.transaction((tx) =>
         adjustBalance(tx, {
           accountId: id,
           amountMicroUsd: b.amount_usd,
-          reason: `${b.reason} (by ${operator})`,
+          reason: b.reason,
+          operatorId: sessionOf(req).accountId,
           ref: b.reference ? `adj:${b.reference}` : undefined,
         }),
       );

@@ -23,7 +23,10 @@ export function mountQueueDashboard(app: Express, deps: ApiDeps): void {
     queues: [new BullMQAdapter(deps.videoQueue), new BullMQAdapter(deps.callbacksQueue)],
     serverAdapter,
   });
-  app.use('/admin/queues', ...requireAdmin(deps), serverAdapter.getRouter());
+  const dashboard = serverAdapter.getRouter() as Express;
+  // bull-board's own Express app would add X-Powered-By back
+  dashboard.disable('x-powered-by');
+  app.use('/admin/queues', ...requireAdmin(deps), dashboard);
 }
 
 /** POST /admin/api/queues/:name/pause and /resume; GET /admin/api/queues: depth per state. */

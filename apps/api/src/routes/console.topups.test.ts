@@ -1,6 +1,6 @@
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { generateKeyPairSync } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   buildPaymentSim,
   generatePaymentKeys,

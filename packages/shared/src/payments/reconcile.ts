@@ -4,8 +4,8 @@ import {
   listOpenTopUpOrders,
   markTopUpOrderPaid,
 } from '../billing/topup-orders';
-import type { TopUpOrderRow } from '../db/schema';
 import type { Db } from '../db/client';
+import type { TopUpOrderRow } from '../db/schema';
 import type { Logger } from '../log';
 import type { QrPaymentProvider } from './types';
 

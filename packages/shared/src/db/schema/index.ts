@@ -1,5 +1,5 @@
-export * from './accounts';
 export * from './account-webhook-settings';
+export * from './accounts';
 export * from './api-keys';
 export * from './bank-transfer-references';
 export * from './callback-attempts';
@@ -9,6 +9,8 @@ export * from './email-verifications';
 export * from './idempotency-keys';
 export * from './ledger';
 export * from './payments';
+export * from './task-media';
+export * from './task-retries';
 export * from './tasks';
 export * from './topup-orders';
 export * from './usage-records';
