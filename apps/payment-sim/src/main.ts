@@ -34,6 +34,8 @@ function main(): void {
       'payment-sim listening',
     );
   });
+  // merchants keep connections alive between calls: outlive their idle timeouts
+  server.keepAliveTimeout = 65_000;
   onShutdown(logger, async () => {
     sim.close();
     await new Promise<void>((resolve) => {

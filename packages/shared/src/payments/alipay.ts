@@ -1,11 +1,13 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
-import { AlipaySdk } from 'alipay-sdk';
+import { Socket } from 'node:net';
+import type { AlipaySdk } from 'alipay-sdk';
 import {
   fenToYuan,
   type NotificationAnswer,
   PaymentProviderError,
   PaymentVerificationError,
   type ProviderTradeState,
+  isStaleConnection,
   type QrPaymentProvider,
   yuanToFen,
 } from './types';
@@ -52,6 +54,22 @@ function tryWrap(base64: string, labels: string[], load: (pem: string) => unknow
   throw new Error('not a readable RSA key');
 }
 
+/**
+ * alipay-sdk, loaded on first use. Its HTTP client (urllib) replaces `net.Socket.prototype.destroy`
+ * for the whole process when it loads, and the replacement throws when undici destroys several
+ * sockets with one error (an Agent destroyed with requests in flight, as the callback dispatcher
+ * does on shutdown). The original method is put back: urllib only used it to attach the socket to
+ * errors for its messages. Loading lazily also keeps processes without Alipay free of it.
+ */
+function loadAlipaySdk(): typeof AlipaySdk {
+  const destroy = Socket.prototype.destroy;
+  try {
+    return (require('alipay-sdk') as { AlipaySdk: typeof AlipaySdk }).AlipaySdk;
+  } finally {
+    Socket.prototype.destroy = destroy;
+  }
+}
+
 /** `yyyy-MM-dd HH:mm:ss` in Beijing time (UTC+8), as Alipay writes times. */
 export function alipayTime(at: Date): string {
   return new Date(at.getTime() + 8 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ');
@@ -73,7 +91,8 @@ const PAID = new Set(['TRADE_SUCCESS', 'TRADE_FINISHED']);
  * `sign` and `sign_type`) is verified with Alipay's public key. Responses are verified too.
  */
 export function createAlipayProvider(config: AlipayConfig): QrPaymentProvider {
-  const sdk = new AlipaySdk({
+  const Sdk = loadAlipaySdk();
+  const sdk = new Sdk({
     appId: config.appId,
     privateKey: normalizePrivateKey(config.privateKey),
     keyType: 'PKCS8',
@@ -89,16 +108,17 @@ export function createAlipayProvider(config: AlipayConfig): QrPaymentProvider {
     bizContent: Record<string, unknown>,
     extra: Record<string, string> = {},
   ) {
-    let result: Record<string, unknown>;
-    try {
-      result = (await sdk.exec(method, { ...extra, bizContent }, { validateSign: true })) as Record<
-        string,
-        unknown
-      >;
-    } catch (err) {
-      throw new PaymentProviderError('alipay', `${method} failed: ${(err as Error).message}`);
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return (await sdk.exec(method, { ...extra, bizContent }, { validateSign: true })) as Record<
+          string,
+          unknown
+        >;
+      } catch (err) {
+        if (attempt === 0 && isStaleConnection(err)) continue;
+        throw new PaymentProviderError('alipay', `${method} failed: ${(err as Error).message}`);
+      }
     }
-    return result;
   }
 
   const failure = (method: string, r: Record<string, unknown>) =>

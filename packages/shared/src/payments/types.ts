@@ -103,3 +103,21 @@ export function fenToYuan(fen: number): string {
 export function pemFromEnv(value: string): string {
   return value.replace(/\\n/g, '\n').trim();
 }
+
+/**
+ * True for a connection the peer closed as the request went out (a kept-alive socket timing out on
+ * its side): the request was not processed, and every provider call here is idempotent (orders by
+ * out_trade_no, queries, closes), so it is sent once more.
+ */
+export function isStaleConnection(err: unknown): boolean {
+  for (
+    let e = err as { code?: string; message?: string; cause?: unknown } | undefined;
+    e;
+    e = e.cause as typeof e
+  ) {
+    if (e.code === 'ECONNRESET' || e.code === 'EPIPE' || e.code === 'UND_ERR_SOCKET') return true;
+    if (typeof e.message === 'string' && /ECONNRESET|socket hang up|other side closed/i.test(e.message))
+      return true;
+  }
+  return false;
+}

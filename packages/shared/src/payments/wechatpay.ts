@@ -14,6 +14,7 @@ import {
   PaymentProviderError,
   PaymentVerificationError,
   type ProviderTradeState,
+  isStaleConnection,
   type QrPaymentProvider,
 } from './types';
 
@@ -151,24 +152,28 @@ export function createWechatPayProvider(config: WechatPayConfig): QrPaymentProvi
 
   async function call(method: 'GET' | 'POST', path: string, payload?: unknown) {
     const body = payload === undefined ? '' : JSON.stringify(payload);
-    let res: Awaited<ReturnType<typeof request>>;
-    let text: string;
-    try {
-      res = await request(base + path, {
-        method,
-        headers: {
-          authorization: authorization(method, path, body),
-          accept: 'application/json',
-          'user-agent': 'mediagate',
-          ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: payload === undefined ? undefined : body,
-        headersTimeout: config.timeoutMs,
-        bodyTimeout: config.timeoutMs,
-      });
-      text = await res.body.text();
-    } catch (err) {
-      throw new PaymentProviderError('wechat', `${method} ${path} failed: ${(err as Error).message}`);
+    let res: Awaited<ReturnType<typeof request>> | undefined;
+    let text = '';
+    for (let attempt = 0; !res; attempt += 1) {
+      try {
+        res = await request(base + path, {
+          method,
+          headers: {
+            authorization: authorization(method, path, body),
+            accept: 'application/json',
+            'user-agent': 'mediagate',
+            ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          body: payload === undefined ? undefined : body,
+          headersTimeout: config.timeoutMs,
+          bodyTimeout: config.timeoutMs,
+        });
+        text = await res.body.text();
+      } catch (err) {
+        res = undefined;
+        if (attempt === 0 && isStaleConnection(err)) continue;
+        throw new PaymentProviderError('wechat', `${method} ${path} failed: ${(err as Error).message}`);
+      }
     }
     let json: Record<string, unknown> = {};
     if (text) {
