@@ -23,6 +23,10 @@ RUN pnpm run build \
 
 FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production
+# ffmpeg makes the first frame (thumbnail) of every kept video; /media is MEDIA_DIR in compose
+RUN apt-get update && apt-get install -y --no-install-recommends ffmpeg \
+  && rm -rf /var/lib/apt/lists/* \
+  && mkdir -p /media && chown node:node /media
 WORKDIR /app
 COPY --from=build --chown=node:node /app /app
 USER node

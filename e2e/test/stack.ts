@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { createRedis, type RedisClient } from '@mediagate/shared';
 import {
@@ -27,6 +29,8 @@ export interface Stack {
   pool: Pool;
   redis: RedisClient;
   prefix: string;
+  /** where the local media driver keeps this stack's videos (MEDIA_DIR) */
+  mediaDir: string;
   /** the API process (its output holds the development mailer's e-mails) */
   apiProcess: RunningProcess;
   workers: RunningProcess[];
@@ -66,7 +70,10 @@ export async function startStack(
   const prefix = testQueuePrefix();
   const [apiPort, simPort] = [await freePort(), await freePort()];
   const simUrl = `http://127.0.0.1:${simPort}`;
+  const mediaDir = await mkdtemp(path.join(os.tmpdir(), 'e2e-media-'));
   const env: Record<string, string> = {
+    MEDIA_DIR: mediaDir,
+    PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
     DATABASE_URL: opts.databaseUrl?.(testDb.url) ?? testDb.url,
     REDIS_URL: redisUrl,
     QUEUE_PREFIX: prefix,
@@ -151,6 +158,7 @@ export async function startStack(
     apiUrl,
     simUrl,
     env,
+    mediaDir,
     pool,
     redis,
     prefix,
@@ -198,6 +206,7 @@ export async function startStack(
       await deleteKeys(redis, prefix);
       redis.disconnect();
       await testDb.drop();
+      await rm(mediaDir, { recursive: true, force: true });
     },
   };
 }

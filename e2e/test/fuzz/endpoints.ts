@@ -58,6 +58,44 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'GET', path: '/v1/videos', auth: 'key', query: ['limit', 'after', 'status', 'order'], runs: 600 },
   { method: 'GET', path: '/v1/videos/:taskId', auth: 'key', runs: 480 },
   { method: 'POST', path: '/v1/videos/:taskId/cancel', auth: 'key', runs: 480 },
+  { method: 'GET', path: '/v1/videos/:taskId/content', auth: 'key', query: ['variant'], runs: 480 },
+  {
+    method: 'POST',
+    path: '/v1/videos/:taskId/remix',
+    auth: 'key',
+    json: () => ({ prompt: 'make it rain' }),
+    form: { fields: () => ({ prompt: 'make it rain' }) },
+    runs: 240,
+  },
+  {
+    method: 'POST',
+    path: '/v1/videos/edits',
+    auth: 'key',
+    json: (k) => ({ prompt: 'make it rain', video: { id: k.ids.taskId?.[0] } }),
+    form: { fields: (k) => ({ prompt: 'make it rain', video: { id: k.ids.taskId?.[0] } }) },
+    runs: 180,
+  },
+  {
+    method: 'POST',
+    path: '/v1/videos/extensions',
+    auth: 'key',
+    json: (k) => ({ prompt: 'go on', seconds: '4', video: { id: k.ids.taskId?.[0] } }),
+    form: { fields: (k) => ({ prompt: 'go on', seconds: '4', video: { id: k.ids.taskId?.[0] } }) },
+    runs: 180,
+  },
+  {
+    method: 'POST',
+    path: '/v1/videos/characters',
+    auth: 'key',
+    form: {
+      fields: () => ({ name: 'cat' }),
+      files: [{ field: 'video', filename: 'cat.png', type: 'image/png', data: TINY_PNG }],
+    },
+    runs: 120,
+  },
+  { method: 'GET', path: '/v1/videos/characters/:characterId', auth: 'key', runs: 120 },
+  // after the routes that read a task's video: this one deletes it
+  { method: 'DELETE', path: '/v1/videos/:taskId', auth: 'key', runs: 360 },
   { method: 'GET', path: '/v1/videos/:taskId/callbacks', auth: 'key', runs: 360 },
   { method: 'POST', path: '/v1/videos/:taskId/callbacks/:deliveryId/redeliver', auth: 'key', runs: 480 },
   { method: 'GET', path: '/v1/webhooks/secret', auth: 'key', runs: 180 },
@@ -213,6 +251,9 @@ export const ENDPOINTS: Endpoint[] = [
     signed: true,
     runs: 600,
   },
+
+  // signed media links (no key): real links of the first task, and odd ones
+  { method: 'GET', path: '/media/:taskId/:file', auth: 'none', query: ['exp', 'sig'], runs: 480 },
 
   // the logout ends the session it is sent with: last of the console routes
   { method: 'POST', path: '/console/api/logout', auth: 'session', runs: 120 },
