@@ -1,3 +1,5 @@
+// First: starts tracing, which instruments the modules loaded after it.
+import './tracing';
 import {
   ChannelPool,
   channelsFromEnv,
@@ -26,6 +28,7 @@ import { startHealthServer } from './http-server';
 import { createCallbackProcessor } from './callbacks/dispatcher';
 import { HostLimiter } from './callbacks/host-limiter';
 import { startReconciler } from './reconciler';
+import { tracing } from './tracing';
 import { createVideoProcessor } from './video/processor';
 import { UpstreamLimiter } from './video/upstream-limiter';
 
@@ -39,8 +42,9 @@ async function main(): Promise<void> {
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
   });
   const redis = createRedis(config.REDIS_URL, 'worker', { cluster: config.REDIS_CLUSTER });
-  const videoQueue = createVideoQueue(redis, config.QUEUE_PREFIX);
-  const callbacksQueue = createCallbacksQueue(redis, config.QUEUE_PREFIX);
+  const videoQueue = createVideoQueue(redis, config.QUEUE_PREFIX, { telemetry: tracing.bullmq });
+  const callbacksQueue = createCallbacksQueue(redis, config.QUEUE_PREFIX, { telemetry: tracing.bullmq });
+  if (tracing.enabled) logger.info('tracing: exporting spans over OTLP');
   const metrics = createMetrics({ service: `worker:${[...roles].join('+')}` });
   metrics.watchQueues(videoQueue, callbacksQueue);
   const stops: Array<() => Promise<void>> = [];
@@ -84,6 +88,7 @@ async function main(): Promise<void> {
       prefix: config.QUEUE_PREFIX,
       concurrency: config.VIDEO_CONCURRENCY,
       lockDuration: config.VIDEO_LOCK_DURATION_MS,
+      telemetry: tracing.bullmq,
       stalledInterval: config.VIDEO_LOCK_DURATION_MS,
     });
     worker.on('failed', (job, err) => logger.error({ err, taskId: job?.id }, 'video job run failed'));
@@ -151,6 +156,7 @@ async function main(): Promise<void> {
       prefix: config.QUEUE_PREFIX,
       concurrency: config.CALLBACK_CONCURRENCY,
       lockDuration: config.CALLBACK_LOCK_DURATION_MS,
+      telemetry: tracing.bullmq,
       stalledInterval: config.CALLBACK_LOCK_DURATION_MS,
     });
     worker.on('failed', (job, err) => logger.error({ err, deliveryId: job?.id }, 'callback job run failed'));
@@ -194,6 +200,7 @@ async function main(): Promise<void> {
       health?.close();
       redis.disconnect();
       await database.close();
+      await tracing.shutdown();
     },
     config.SHUTDOWN_GRACE_MS + 5_000,
   );

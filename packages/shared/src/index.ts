@@ -27,3 +27,4 @@ export * from './process';
 export * from './metrics';
 export * from './contracts';
 export * from './lru';
+export * from './tracing/spans';

@@ -2,6 +2,7 @@ import {
   type ChannelPool,
   type DashScopeVideoClient,
   failTask,
+  inSpan,
   getTask,
   type Database,
   type Logger,
@@ -143,12 +144,15 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
   ): Promise<TaskTransition | null> => {
     const { taskId } = job.data;
     let ended: TaskTransition | null = null;
+    // the terminal move: its state change, refund and callback rows commit in one transaction
     const fail = async (id: string, error: { code: string; message: string }) => {
-      ended = observed(await failTask(db, id, error));
+      const attributes = { 'mediagate.task_id': id, 'mediagate.error_code': error.code };
+      ended = observed(await inSpan('task.fail', attributes, () => failTask(db, id, error)));
       return ended;
     };
     const succeed = async (row: TaskRow, result: { videoUrl: string; usage?: unknown }) => {
-      ended = observed(await succeedTask(db, row, result));
+      const attributes = { 'mediagate.task_id': row.id };
+      ended = observed(await inSpan('task.succeed', attributes, () => succeedTask(db, row, result)));
       return ended;
     };
     let row = await getTask(db, taskId);
