@@ -1,3 +1,5 @@
+// First: starts tracing, which instruments the modules loaded after it.
+import './tracing';
 import type { Server } from 'node:http';
 import {
   createCallbacksQueue,
@@ -28,19 +30,21 @@ import { drainUsageRecords } from './middleware/auth';
 import { RateLimits, rateLimitConfig } from './middleware/rate-limit';
 import { createDevPaymentProvider, type PaymentProvider } from './payments/provider';
 import { buildMetricsApp } from './routes/metrics';
+import { tracing } from './tracing';
 import { createUpstreams } from './upstreams';
 
 /** Process entry of the API: wires dependencies, listens, drains on SIGTERM. */
 function main(): void {
   const config = loadConfig(apiEnvSchema);
   const logger = createLogger({ service: 'api', level: config.LOG_LEVEL });
+  if (tracing.enabled) logger.info('tracing: exporting spans over OTLP');
   const database = createDatabase(config.DATABASE_URL, {
     max: config.DATABASE_POOL_MAX ?? 20,
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
   });
   const redis = createRedis(config.REDIS_URL, 'producer', { cluster: config.REDIS_CLUSTER });
-  const videoQueue = createVideoQueue(redis, config.QUEUE_PREFIX);
-  const callbacksQueue = createCallbacksQueue(redis, config.QUEUE_PREFIX);
+  const videoQueue = createVideoQueue(redis, config.QUEUE_PREFIX, { telemetry: tracing.bullmq });
+  const callbacksQueue = createCallbacksQueue(redis, config.QUEUE_PREFIX, { telemetry: tracing.bullmq });
   const metrics = createMetrics({ service: 'api' });
   metrics.watchQueues(videoQueue, callbacksQueue);
   const ssrf = createSsrfPolicy({
@@ -154,6 +158,7 @@ function main(): void {
       redis.disconnect();
       await drainUsageRecords(database);
       await database.close();
+      await tracing.shutdown();
     },
     config.SHUTDOWN_DELAY_MS + config.SHUTDOWN_GRACE_MS + 15_000,
   );

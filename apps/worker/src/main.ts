@@ -1,3 +1,5 @@
+// First: starts tracing, which instruments the modules loaded after it.
+import './tracing';
 import {
   ChannelPool,
   channelsFromEnv,
@@ -35,6 +37,7 @@ import { envWithArgs, workerEnvSchema } from './config';
 import { startHealthServer } from './http-server';
 import { createMediaCopyProcessor } from './media/copy-processor';
 import { startReconciler } from './reconciler';
+import { tracing } from './tracing';
 import { PollBudget } from './video/poll-budget';
 import { AdaptivePollScheduler } from './video/poll-scheduler';
 import { createPollSweeper } from './video/poll-sweeper';
@@ -58,8 +61,9 @@ async function main(): Promise<void> {
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
   });
   const redis = createRedis(config.REDIS_URL, 'worker', { cluster: config.REDIS_CLUSTER });
-  const videoQueue = createVideoQueue(redis, config.QUEUE_PREFIX);
-  const callbacksQueue = createCallbacksQueue(redis, config.QUEUE_PREFIX);
+  const videoQueue = createVideoQueue(redis, config.QUEUE_PREFIX, { telemetry: tracing.bullmq });
+  const callbacksQueue = createCallbacksQueue(redis, config.QUEUE_PREFIX, { telemetry: tracing.bullmq });
+  if (tracing.enabled) logger.info('tracing: exporting spans over OTLP');
   const mediaQueue = createMediaQueue(redis, config.QUEUE_PREFIX);
   const storage = createMediaStorage(config);
   const metrics = createMetrics({ service: `worker:${[...roles].join('+')}` });
@@ -135,6 +139,7 @@ async function main(): Promise<void> {
       prefix: config.QUEUE_PREFIX,
       concurrency: config.VIDEO_CONCURRENCY,
       lockDuration: config.VIDEO_LOCK_DURATION_MS,
+      telemetry: tracing.bullmq,
       stalledInterval: config.VIDEO_LOCK_DURATION_MS,
     });
     worker.on('failed', (job, err) => logger.error({ err, taskId: job?.id }, 'video job run failed'));
@@ -280,6 +285,7 @@ async function main(): Promise<void> {
       prefix: config.QUEUE_PREFIX,
       concurrency: config.CALLBACK_CONCURRENCY,
       lockDuration: config.CALLBACK_LOCK_DURATION_MS,
+      telemetry: tracing.bullmq,
       stalledInterval: config.CALLBACK_LOCK_DURATION_MS,
     });
     worker.on('failed', (job, err) => logger.error({ err, deliveryId: job?.id }, 'callback job run failed'));
@@ -326,6 +332,7 @@ async function main(): Promise<void> {
       health?.close();
       redis.disconnect();
       await database.close();
+      await tracing.shutdown();
     },
     config.SHUTDOWN_GRACE_MS + 5_000,
   );

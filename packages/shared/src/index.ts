@@ -32,5 +32,6 @@ export * from './payments';
 export * from './process';
 export * from './queue';
 export * from './tasks';
+export * from './tracing/spans';
 export * from './upstream';
 export * from './webhooks';

@@ -3,6 +3,7 @@ import {
   type Database,
   getDeliveryToSend,
   getWebhookSettings,
+  inSpan,
   type JobPayload,
   judgeAttempt,
   type Logger,
@@ -100,10 +101,23 @@ export function createCallbackProcessor(deps: CallbackDispatcherDeps) {
           sentAt,
           delivery.payload,
         );
-        result = await sendWebhook(
-          deps.agent,
-          { url: delivery.url, headers: { ...headers }, body: delivery.payload },
-          { timeoutMs: deps.config.timeoutMs, maxResponseBytes: deps.config.maxResponseBytes },
+        result = await inSpan(
+          'callback.deliver',
+          {
+            'mediagate.delivery_id': delivery.id,
+            'mediagate.task_id': delivery.taskId,
+            'mediagate.event': delivery.eventType,
+          },
+          async (span) => {
+            const sent = await sendWebhook(
+              deps.agent,
+              { url: delivery.url, headers: { ...headers }, body: delivery.payload },
+              { timeoutMs: deps.config.timeoutMs, maxResponseBytes: deps.config.maxResponseBytes },
+            );
+            if (sent.statusCode !== null) span.setAttribute('http.response.status_code', sent.statusCode);
+            if (sent.error) span.setAttribute('error.type', sent.error);
+            return sent;
+          },
         );
       } finally {
         deps.hosts.release(host);

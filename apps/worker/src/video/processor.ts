@@ -6,6 +6,7 @@ import {
   type Database,
   failTask,
   getTask,
+  inSpan,
   isTerminal,
   type JobPayload,
   type Logger,
@@ -157,8 +158,10 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
   ): Promise<TaskTransition | null> => {
     const { taskId } = job.data;
     let ended: TaskTransition | null = null;
+    // the terminal move: its state change, refund and callback rows commit in one transaction
     const fail = async (id: string, error: { code: string; message: string }) => {
-      ended = observed(await failTask(db, id, error));
+      const attributes = { 'mediagate.task_id': id, 'mediagate.error_code': error.code };
+      ended = observed(await inSpan('task.fail', attributes, () => failTask(db, id, error)));
       return ended;
     };
     const succeed = async (row: TaskRow, result: { videoUrl: string; usage?: unknown }) => {
@@ -166,7 +169,8 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
         media: deps.media?.linksFor(row.id, new Date()),
         refund: usageRefund(deps.catalog, row, result.usage, log),
       };
-      ended = observed(await succeedTask(db, row, result, settle));
+      const attributes = { 'mediagate.task_id': row.id };
+      ended = observed(await inSpan('task.succeed', attributes, () => succeedTask(db, row, result, settle)));
       return ended;
     };
     let row = await getTask(db, taskId);

@@ -3,11 +3,11 @@ import { Socket } from 'node:net';
 import type { AlipaySdk } from 'alipay-sdk';
 import {
   fenToYuan,
+  isStaleConnection,
   type NotificationAnswer,
   PaymentProviderError,
   PaymentVerificationError,
   type ProviderTradeState,
-  isStaleConnection,
   type QrPaymentProvider,
   yuanToFen,
 } from './types';

@@ -10,11 +10,11 @@ import {
 } from 'node:crypto';
 import { request } from 'undici';
 import {
+  isStaleConnection,
   type NotificationAnswer,
   PaymentProviderError,
   PaymentVerificationError,
   type ProviderTradeState,
-  isStaleConnection,
   type QrPaymentProvider,
 } from './types';
 
