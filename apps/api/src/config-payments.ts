@@ -32,8 +32,11 @@ export const paymentsApiEnvShape = {
     .url()
     .transform((u) => u.replace(/\/+$/, ''))
     .optional(),
+  /** bank transfers: the beneficiary's name shown in the console (null when unset) */
   BANK_TRANSFER_BENEFICIARY: optionalString,
+  /** bank transfers: the bank's name */
   BANK_TRANSFER_BANK: optionalString,
+  /** bank transfers: the account number (or IBAN) */
   BANK_TRANSFER_ACCOUNT_NUMBER: optionalString,
 };
 

@@ -15,22 +15,31 @@ const optional = z
  * payment simulator).
  */
 export const paymentsEnvShape = {
+  /** Alipay application id (enables Alipay with the two keys below) */
   ALIPAY_APP_ID: optional,
   /** the application private key (PEM or base64; `\n` may be written literally) */
   ALIPAY_PRIVATE_KEY: optional,
   /** Alipay's public key (public-key mode) */
   ALIPAY_PUBLIC_KEY: optional,
+  /** Alipay's OpenAPI gateway; pnpm start points it at the payment simulator */
   ALIPAY_GATEWAY: z.string().url().default('https://openapi.alipay.com/gateway.do'),
+  /** WeChat Pay merchant id (enables WeChat Pay with the variables below) */
   WECHATPAY_MCHID: optional,
+  /** the appid the merchant is bound to (official account, mini program or app) */
   WECHATPAY_APPID: optional,
   /** serial number of the merchant API certificate whose private key follows */
   WECHATPAY_MERCHANT_SERIAL: optional,
+  /** the merchant API private key (PEM; `\n` may be written literally) */
   WECHATPAY_PRIVATE_KEY: optional,
+  /** the APIv3 key (32 characters): decrypts notification resources */
   WECHATPAY_API_V3_KEY: optional,
   /** platform certificate(s), PEM; and/or the WeChat Pay public key with its PUB_KEY_ID_... id */
   WECHATPAY_PLATFORM_CERTS: optional,
+  /** the WeChat Pay public key (PEM), verifying what is signed under WECHATPAY_PUBLIC_KEY_ID */
   WECHATPAY_PUBLIC_KEY: optional,
+  /** the WeChat Pay public key's id, PUB_KEY_ID_... (the Wechatpay-Serial it signs under) */
   WECHATPAY_PUBLIC_KEY_ID: optional,
+  /** WeChat Pay API v3 base URL; pnpm start points it at the payment simulator */
   WECHATPAY_BASE_URL: z.string().url().default('https://api.mch.weixin.qq.com'),
   /** timeout of one call to a payment provider */
   PAYMENT_PROVIDER_TIMEOUT_MS: intFromEnv(10_000, 100),
