@@ -15,13 +15,13 @@ export interface ScaleOutServices {
 
 /**
  * The scale-out proof: 2 API processes, 3 video workers and 2 callback dispatchers carry
- * SCALE_TASKS (default 1,000) tasks; one video worker gets SIGTERM mid-run. Every task must
+ * SCALE_TASKS (default `defaultTasks`, 1,000) tasks; one video worker gets SIGTERM mid-run. Every task must
  * succeed, the upstream must see exactly one submission per task, and the receiver each
  * webhook-id (once, as every delivery here is answered 200). `services` says which Redis and
  * Postgres the processes use (the test servers by default).
  */
-export function scaleOutSuite(services: () => Promise<ScaleOutServices>): void {
-  const N = Number(process.env.SCALE_TASKS ?? 1_000);
+export function scaleOutSuite(services: () => Promise<ScaleOutServices>, defaultTasks = 1_000): void {
+  const N = Number(process.env.SCALE_TASKS ?? defaultTasks);
 
   let stack: Stack;
   let rx: Receiver;
@@ -41,6 +41,11 @@ export function scaleOutSuite(services: () => Promise<ScaleOutServices>): void {
         UPSTREAM_SUBMIT_RPS: '0',
         UPSTREAM_POLL_QPS: '0',
         VIDEO_POLL_INTERVAL_MS: '100',
+        // The stopped worker gets SIGTERM and hands its jobs back; no run waits on a lock expiring.
+        // Locks of 2 s (the stack's, for SIGKILL drills) can lapse on a loaded machine, and a job
+        // whose lock lapsed mid-submit is failed rather than submitted twice.
+        VIDEO_LOCK_DURATION_MS: '10000',
+        CALLBACK_LOCK_DURATION_MS: '10000',
         LOG_LEVEL: 'warn',
         ...run.env,
       },

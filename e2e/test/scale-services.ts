@@ -73,7 +73,10 @@ export async function startRedisCluster(masters = 3): Promise<OwnService> {
       nodes.push({ port, child });
     }
     const cli = (port: number, args: string[]) =>
-      execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], { encoding: 'utf8' });
+      execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
     for (const n of nodes) {
       await waitFor(() => cli(n.port, ['ping']).trim() === 'PONG', {
         what: `redis-server on ${n.port}`,
