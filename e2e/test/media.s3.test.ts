@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { buffer } from 'node:stream/consumers';
-import { S3MediaStorage, videoKey } from '@mediagate/shared';
+import { videoKey } from '@mediagate/shared';
 import { startTestS3Server, type TestS3Server, waitFor } from '@mediagate/shared/testing';
 import { type Stack, startStack, VIDEO_REQUEST } from './stack';
 
@@ -37,14 +37,7 @@ describe('the S3 driver (against a real S3-protocol server)', () => {
     expect(stored.thumbnail_key).toBe(`videos/${id}.jpg`);
 
     // the object is in the bucket, read with the SDK
-    const bucket = new S3MediaStorage({
-      bucket: s3.bucket,
-      endpoint: s3.endpoint,
-      region: 'us-east-1',
-      accessKeyId: s3.accessKeyId,
-      secretAccessKey: s3.secretAccessKey,
-      forcePathStyle: true,
-    });
+    const bucket = s3.storage();
     const object = await bucket.get(videoKey(id));
     expect(sha(await buffer(object!.body))).toBe(sha(vendorBytes));
     bucket.close();

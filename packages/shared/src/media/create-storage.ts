@@ -3,12 +3,13 @@ import type { MediaEnv } from './config';
 import { DEV_MEDIA_SIGNING_SECRET } from './config';
 import { MediaLinkSigner } from './links';
 import { LocalMediaStorage } from './local-storage';
-import { S3MediaStorage } from './s3-storage';
 import type { MediaStorage } from './storage';
 
 /** The storage driver the configuration names. */
 export function createMediaStorage(env: MediaEnv): MediaStorage {
   if (env.MEDIA_DRIVER === 's3') {
+    // loaded only here: the AWS SDK adds about half a second to every process start otherwise
+    const { S3MediaStorage } = require('./s3-storage') as typeof import('./s3-storage');
     return new S3MediaStorage({
       bucket: env.MEDIA_S3_BUCKET ?? '',
       endpoint: env.MEDIA_S3_ENDPOINT,

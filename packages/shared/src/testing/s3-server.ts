@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { S3MediaStorage } from '../media/s3-storage';
 import { type RunningProcess, startProcess } from './processes';
 import { freePort, waitFor } from './wait';
 
@@ -12,6 +13,8 @@ export interface TestS3Server {
   process: RunningProcess;
   /** the environment that points the gateway's S3 driver at this server */
   env: Record<string, string>;
+  /** the gateway's S3 driver on this server's bucket (close it when done) */
+  storage: () => S3MediaStorage;
   stop: () => Promise<void>;
 }
 
@@ -50,6 +53,15 @@ export async function startTestS3Server(bucket = 'mediagate-test'): Promise<Test
     secretAccessKey: 'S3RVER',
     process: proc,
     env,
+    storage: () =>
+      new S3MediaStorage({
+        bucket,
+        endpoint,
+        region: 'us-east-1',
+        accessKeyId: 'S3RVER',
+        secretAccessKey: 'S3RVER',
+        forcePathStyle: true,
+      }),
     stop: async () => {
       await proc.stop('SIGKILL');
       await rm(dir, { recursive: true, force: true });
