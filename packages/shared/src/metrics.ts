@@ -103,7 +103,7 @@ export function createMetrics(opts: { service: string; defaultMetrics?: boolean 
         this.reset();
         for (const q of queues) {
           const counts = await q
-            .getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized', 'paused')
+            .getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized')
             .catch(() => null);
           if (!counts) continue;
           for (const [state, n] of Object.entries(counts)) this.set({ queue: q.name, state }, n);
