@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { waitFor } from '@mediagate/shared/testing';
-import OpenAI from 'openai7';
+import OpenAI from 'openai';
 import { type Stack, startStack, VIDEO_REQUEST } from './stack';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');

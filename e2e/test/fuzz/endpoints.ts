@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
-import fc from 'fast-check';
 import type { GeneratedPart } from '@mediagate/shared/testing';
+import fc from 'fast-check';
 import {
   type EncodedBody,
   encodedJson,

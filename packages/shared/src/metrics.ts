@@ -27,7 +27,7 @@ export function createMetrics(opts: {
     const out: Array<[string, Record<string, number>]> = [];
     for (const q of queues) {
       const counts = await q
-        .getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized', 'paused')
+        .getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized')
         .catch(() => null);
       if (counts) out.push([q.name, counts]);
     }

@@ -43,7 +43,6 @@ export function register(router: Router, deps: ApiDeps): void {
           'failed',
           'completed',
           'prioritized',
-          'paused',
         ),
       })),
     );

@@ -88,7 +88,7 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
   });
   return {
     enabled: true,
-    bullmq: new BullMQOtel('mediagate'),
+    bullmq: new BullMQOtel({ tracerName: 'mediagate' }),
     shutdown: () => provider.shutdown().catch(() => {}),
   };
 }
