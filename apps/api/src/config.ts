@@ -1,6 +1,7 @@
 import { baseEnvSchema, intFromEnv, refineImageCallEnv, ssrfEnvSchema } from '@mediagate/shared';
 import { z } from 'zod';
 import { accountsEnvShape } from './config-accounts';
+import { consoleEnvShape } from './config-console';
 import { imagesEnvShape } from './config-images';
 
 export const apiEnvSchema = baseEnvSchema
@@ -24,6 +25,7 @@ export const apiEnvSchema = baseEnvSchema
   })
   .extend(accountsEnvShape)
   .extend(imagesEnvShape)
+  .extend(consoleEnvShape)
   .superRefine(refineImageCallEnv);
 
 export type ApiConfig = z.output<typeof apiEnvSchema>;

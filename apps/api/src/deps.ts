@@ -31,6 +31,7 @@ export interface ApiDeps {
     ApiConfig,
     'BODY_LIMIT_BYTES' | 'VIDEO_DEADLINE_MS' | 'ENQUEUE_TIMEOUT_MS' | 'IMAGE_BODY_LIMIT_BYTES'
   > &
+    Partial<Pick<ApiConfig, 'CONSOLE_DIR'>> &
     AccountsConfig;
   /** synchronous image calls through the upstream channels (charge, call with fail-over, refund) */
   images: ImageService;

@@ -12,7 +12,6 @@ import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { adjustmentBody, limitsBody, listQuery, topUpBody } from '../routes/admin.accounts';
 import { adminTasksQuery } from '../routes/admin.tasks';
-import { pageQuery } from '../routes/console-views';
 import { registerBody, resendBody } from '../routes/console.register';
 import { loginBody } from '../routes/console.session';
 import { tokenBodies } from '../routes/console.tokens';
@@ -20,6 +19,15 @@ import { verifyBody } from '../routes/console.verify';
 import { createVideoBody } from '../routes/videos.create';
 import { listVideosQuery } from '../routes/videos.list';
 import { webhookSettingsBody } from '../routes/webhooks.settings';
+import {
+  accountSchema,
+  consoleResponses,
+  consoleRouteContracts,
+  createdTokenSchema,
+  ledgerQuery,
+  tokenSchema,
+  usageQuery,
+} from './console-contracts';
 
 export type Auth = 'apiKey' | 'session' | 'admin' | 'signature' | 'none';
 
@@ -63,17 +71,8 @@ const imageEditBody = z.object({
 });
 
 const ok = (schema: z.ZodType, description = 'OK') => ({ description, schema });
-const account = consoleObject('Account', {
-  id: z.string(),
-  email: z.string(),
-  balance_micro_usd: z.number().int(),
-});
-const token = consoleObject('Token', {
-  id: z.string(),
-  name: z.string(),
-  display_prefix: z.string(),
-  status: z.string(),
-});
+const account = accountSchema;
+const token = tokenSchema;
 const anyObject = (id: string) => consoleObject(id);
 const queueState = consoleObject('QueueState', { name: z.string(), paused: z.boolean() });
 const adminTask = videoTaskObject
@@ -271,7 +270,7 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] 
       tag: 'console',
       auth: 'none',
       body: { schema: registerBody },
-      responses: { 202: ok(anyObject('RegistrationAccepted')) },
+      responses: { 202: ok(consoleResponses.registrationAccepted) },
     },
     {
       method: 'post',
@@ -280,7 +279,7 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] 
       tag: 'console',
       auth: 'none',
       body: { schema: resendBody },
-      responses: { 202: ok(anyObject('RegistrationAccepted')) },
+      responses: { 202: ok(consoleResponses.registrationAccepted) },
     },
     {
       method: 'post',
@@ -289,7 +288,7 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] 
       tag: 'console',
       auth: 'none',
       body: { schema: verifyBody },
-      responses: { 201: ok(anyObject('Registered')) },
+      responses: { 201: ok(consoleResponses.registered) },
     },
     {
       method: 'post',
@@ -298,7 +297,7 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] 
       tag: 'console',
       auth: 'none',
       body: { schema: loginBody },
-      responses: { 200: ok(anyObject('Session')) },
+      responses: { 200: ok(consoleResponses.session) },
     },
     {
       method: 'post',
@@ -322,7 +321,7 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] 
       summary: 'Balance',
       tag: 'console',
       auth: 'session',
-      responses: { 200: ok(anyObject('Balance')) },
+      responses: { 200: ok(consoleResponses.balance) },
     },
     {
       method: 'get',
@@ -330,8 +329,8 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] 
       summary: 'Ledger, newest first',
       tag: 'console',
       auth: 'session',
-      query: pageQuery,
-      responses: { 200: ok(anyObject('LedgerPage')) },
+      query: ledgerQuery,
+      responses: { 200: ok(consoleResponses.ledgerPage) },
     },
     {
       method: 'get',
@@ -339,8 +338,8 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] 
       summary: 'Usage log of billed calls, newest first',
       tag: 'console',
       auth: 'session',
-      query: pageQuery,
-      responses: { 200: ok(anyObject('UsagePage')) },
+      query: usageQuery,
+      responses: { 200: ok(consoleResponses.usagePage) },
     },
     {
       method: 'post',
@@ -349,7 +348,7 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] 
       tag: 'console',
       auth: 'session',
       body: { schema: tokenCreate },
-      responses: { 201: ok(token) },
+      responses: { 201: ok(createdTokenSchema) },
     },
     {
       method: 'get',
@@ -376,6 +375,8 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] 
       auth: 'session',
       responses: { 200: ok(token) },
     },
+
+    ...consoleRouteContracts(),
 
     // admin
     {

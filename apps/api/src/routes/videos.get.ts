@@ -1,16 +1,16 @@
 import { ApiError, getTaskForAccount, isTerminal, TASK_ID_PATTERN, toTaskObject } from '@mediagate/shared';
 import type { Router } from 'express';
 import type { ApiDeps } from '../deps';
-import { principalOf, requireApiKey } from '../middleware/auth';
+import { type AccountAuth, apiKeyAuth } from '../middleware/account-auth';
 
 /**
  * GET /v1/videos/:taskId: the task object; another account's task is indistinguishable from none.
  * Terminal tasks never change, so their serialized answer is kept in `taskCache` and polls of
  * finished tasks cost no query.
  */
-export function register(router: Router, deps: ApiDeps): void {
-  router.get('/videos/:taskId', requireApiKey(deps), async (req, res) => {
-    const { accountId } = principalOf(req);
+export function register(router: Router, deps: ApiDeps, auth: AccountAuth = apiKeyAuth(deps)): void {
+  router.get('/videos/:taskId', ...auth.handlers, async (req, res) => {
+    const accountId = auth.accountOf(req);
     const taskId = String(req.params.taskId);
     const cached = deps.taskCache?.get(taskId);
     if (cached && cached.accountId === accountId) {

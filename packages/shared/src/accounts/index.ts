@@ -1,6 +1,7 @@
 export * from './accounts';
 export * from './admin';
 export * from './keys';
+export * from './password-reset';
 export * from './passwords';
 export * from './registration';
 export * from './sessions';
