@@ -62,7 +62,8 @@ export function loadConsolePages(deps: Pick<ApiDeps, 'config' | 'logger'>): Cons
     );
     const staticFiles = express.static(dir, { index: false, redirect: false });
     const pages: RequestHandler = (req, res, next) => {
-      if (isApiPath(req.path)) return next();
+      // a missing asset is a 404, never the page (a stale page would load HTML as a script)
+      if (isApiPath(req.path) || req.path.startsWith('/assets/')) return next();
       if (req.path === '/index.html' || wantsPage(req)) return sendIndex(res);
       return staticFiles(req, res, next);
     };

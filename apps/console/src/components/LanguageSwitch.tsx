@@ -15,6 +15,7 @@ export function LanguageSwitch() {
         <Button
           key={l.lang}
           size="small"
+          autoInsertSpace={false}
           lang={l.htmlLang}
           type={lang === l.lang ? 'primary' : 'default'}
           aria-pressed={lang === l.lang}

@@ -118,8 +118,9 @@ export async function spendByDayAndModel(
     })
     .from(usageRecords)
     .where(and(eq(usageRecords.accountId, accountId), gte(usageRecords.createdAt, opts.since)))
-    .groupBy(day, usageRecords.model)
-    .orderBy(day, usageRecords.model);
+    // by position: the time zone is a bound parameter, so the day expression cannot be repeated
+    .groupBy(sql`1`, usageRecords.model)
+    .orderBy(sql`1`, usageRecords.model);
   return rows.map((r) => ({ ...r, spentMicroUsd: Number(r.spentMicroUsd) }));
 }
 
