@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import OpenAI from 'openai';
 import { Webhook } from 'standardwebhooks';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { waitFor } from '@mediagate/shared/testing';
 import {
   collectErrors,
@@ -161,7 +161,10 @@ describeBrowser('the web console in a browser', () => {
     expect(key).toMatch(/^sk-/);
     await screenshot(page, 'keys-created');
     await page.getByRole('button', { name: 'I have copied it' }).click();
-    await page.getByRole('cell', { name: /ci key/ }).first().waitFor();
+    await page
+      .getByRole('cell', { name: /ci key/ })
+      .first()
+      .waitFor();
 
     const models = await openai(key).models.list();
     expect(models.data.map((m) => m.id)).toContain('wan2.6-i2v-flash-5s-720p');
@@ -169,15 +172,30 @@ describeBrowser('the web console in a browser', () => {
     // disable it in the page: the client is refused; enable it again
     await page.getByRole('button', { name: 'Disable ci key' }).click();
     await page.getByText('Disabled', { exact: true }).waitFor();
-    await waitFor(async () => (await openai(key).models.list().catch((e) => e)).status === 401, {
-      what: 'the disabled key to be refused',
-      timeoutMs: 10_000,
-    });
+    await waitFor(
+      async () =>
+        (
+          await openai(key)
+            .models.list()
+            .catch((e) => e)
+        ).status === 401,
+      {
+        what: 'the disabled key to be refused',
+        timeoutMs: 10_000,
+      },
+    );
     await page.getByRole('button', { name: 'Enable ci key' }).click();
-    await waitFor(async () => (await openai(key).models.list().then(() => true).catch(() => false)), {
-      what: 'the enabled key to work again',
-      timeoutMs: 10_000,
-    });
+    await waitFor(
+      async () =>
+        await openai(key)
+          .models.list()
+          .then(() => true)
+          .catch(() => false),
+      {
+        what: 'the enabled key to work again',
+        timeoutMs: 10_000,
+      },
+    );
     await page.close();
   });
 
@@ -201,14 +219,18 @@ describeBrowser('the web console in a browser', () => {
   });
 
   it('shows a video task from the openai client succeed, plays it, and sends its callback again', async () => {
-    const created = await openai(defaultKey).videos.create({
-      model: 'wan2.6-i2v-flash-5s-720p',
-      prompt: 'a paper boat drifts down a rainy street',
-      metadata: {
-        input: { img_url: 'https://example.com/boat.png' },
-        callback_url: `${receiver.url}/hooks/video`,
-      },
-    } as never);
+    const created = await openai(defaultKey).videos.create(
+      {
+        model: 'wan2.6-i2v-flash-5s-720p',
+        prompt: 'a paper boat drifts down a rainy street',
+        metadata: {
+          input: { img_url: 'https://example.com/boat.png' },
+          callback_url: `${receiver.url}/hooks/video`,
+        },
+      } as never,
+      // the shared test Postgres may refuse a connection (503 + Retry-After): retried, charged once
+      { maxRetries: 3, idempotencyKey: `console-e2e-${Date.now()}` },
+    );
     succeededTask = created.id;
     const page = await user.newPage();
     await page.goto(`${stack.apiUrl}/console/videos`);
@@ -259,7 +281,9 @@ describeBrowser('the web console in a browser', () => {
     expect(first).toMatch(/^whsec_/);
     await page.getByRole('button', { name: 'Rotate the secret' }).click();
     await page.getByRole('tooltip').getByRole('button', { name: 'Rotate the secret' }).click();
-    await page.getByText(/Until .*, deliveries also carry a signature made with the previous secret/).waitFor();
+    await page
+      .getByText(/Until .*, deliveries also carry a signature made with the previous secret/)
+      .waitFor();
     const second = ((await shown.textContent()) ?? '').trim();
     expect(second).toMatch(/^whsec_/);
     expect(second).not.toBe(first);
@@ -332,7 +356,9 @@ describeBrowser('the web console in a browser', () => {
   it('tops up through the payment simulator and shows the new balance', async () => {
     const options = await userFetch('/console/api/topups/options');
     if (options.status === 404) {
-      console.warn('top-up browser test skipped: GET /console/api/topups/options answers 404 (QR payments not merged)');
+      console.warn(
+        'top-up browser test skipped: GET /console/api/topups/options answers 404 (QR payments not merged)',
+      );
       return;
     }
     const page = await user.newPage();
@@ -382,7 +408,12 @@ describeBrowser('the web console in a browser', () => {
       '/console/webhooks',
       '/console/password',
     ];
-    const operator = ['/admin/accounts', `/admin/accounts/${accountId}`, '/admin/tasks', '/admin/queue-status'];
+    const operator = [
+      '/admin/accounts',
+      `/admin/accounts/${accountId}`,
+      '/admin/tasks',
+      '/admin/queue-status',
+    ];
     const state = {
       customer: await user.storageState(),
       operator: await admin.storageState(),
@@ -408,7 +439,9 @@ describeBrowser('the web console in a browser', () => {
           await page.waitForLoadState('networkidle');
           shots.push(await screenshot(page, pageName(p)));
           // nothing wider than the screen: the page scrolls vertically only
-          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+          const overflow = await page.evaluate(
+            () => document.documentElement.scrollWidth - window.innerWidth,
+          );
           expect({ page: p, width: viewport.width, overflow: Math.max(0, overflow) }).toEqual({
             page: p,
             width: viewport.width,
@@ -455,4 +488,3 @@ async function userFetch(path: string): Promise<{ status: number; body: unknown 
 async function payLatestTopUpThroughSimulator(): Promise<void> {
   throw new Error('paying a QR order through the payment simulator is wired when the QR payments are merged');
 }
-

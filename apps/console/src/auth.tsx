@@ -50,7 +50,8 @@ function FullPageSpin() {
 export function RequireSession({ children }: { children: ReactNode }) {
   const me = useMe();
   const location = useLocation();
-  if (me.isPending) return <FullPageSpin />;
+  // a cached "nobody" being checked again (after signing in) is not yet a reason to leave
+  if (me.isPending || (me.data === null && me.isFetching)) return <FullPageSpin />;
   if (me.isError)
     return <ErrorAlert error={me.error} style={{ margin: 24 }} onRetry={() => void me.refetch()} />;
   if (!me.data) {

@@ -96,7 +96,7 @@ export function KeysPage() {
               render: (name: string, k) => (
                 <Space orientation="vertical" size={0}>
                   <Typography.Text strong>{name}</Typography.Text>
-                  <Typography.Text type="secondary" code style={{ fontSize: 12 }}>
+                  <Typography.Text type="secondary" code style={{ fontSize: 12, whiteSpace: 'nowrap' }}>
                     {k.display_prefix}
                   </Typography.Text>
                 </Space>

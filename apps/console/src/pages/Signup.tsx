@@ -50,7 +50,8 @@ export function SignupPage() {
       ),
     onSuccess: async (r) => {
       setDone(r);
-      await client.invalidateQueries({ queryKey: ['me'] });
+      // signed in now (the answer set the session cookie): forget the "nobody" cached before
+      client.removeQueries({ queryKey: ['me'] });
     },
   });
 
