@@ -13,6 +13,7 @@ COPY apps/api/package.json apps/api/
 COPY apps/worker/package.json apps/worker/
 COPY apps/upstream-sim/package.json apps/upstream-sim/
 COPY apps/console/package.json apps/console/
+COPY apps/payment-sim/package.json apps/payment-sim/
 COPY e2e/package.json e2e/
 COPY bench/package.json bench/
 RUN pnpm install --frozen-lockfile

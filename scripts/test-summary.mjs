@@ -1,7 +1,7 @@
 // Prints one line, `N passed, N failed`, summed over every package's jest run.
 // A suite that failed to run (syntax error, crash in beforeAll) counts as one failure. Only the
 // .json files count (the browser tests keep their screenshots under .test-results/screenshots).
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const dir = path.join(import.meta.dirname, '..', '.test-results');

@@ -36,6 +36,6 @@ export default defineConfig({
     include: ['src/**/*.test.{ts,tsx}', 'test/**/*.test.{ts,tsx}'],
     setupFiles: ['test/setup.ts'],
     reporters: ['default', './test/count-reporter.ts'],
-    testTimeout: 20_000,
+    testTimeout: 30_000,
   },
 });

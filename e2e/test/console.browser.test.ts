@@ -2,7 +2,8 @@
 import OpenAI from 'openai';
 import { Webhook } from 'standardwebhooks';
 import type { Browser, BrowserContext } from 'playwright-core';
-import { waitFor } from '@mediagate/shared/testing';
+import path from 'node:path';
+import { freePort, type RunningProcess, startProcess, waitFor } from '@mediagate/shared/testing';
 import {
   collectErrors,
   hasChromium,
@@ -29,7 +30,11 @@ if (!hasChromium()) {
   console.warn('console browser tests skipped: no Chromium at /usr/bin/chromium (apt-get install chromium)');
 }
 
+const PAYSIM = path.join(__dirname, '..', '..', 'apps', 'payment-sim', 'dist');
+
 let stack: Stack;
+let paysim: RunningProcess;
+let paysimUrl = '';
 let smtp: TestSmtp;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let browser: Browser;
@@ -71,6 +76,16 @@ describeBrowser('the web console in a browser', () => {
   beforeAll(async () => {
     smtp = await startTestSmtp();
     receiver = await startReceiver();
+    // QR top-ups go to the payment simulator (Alipay and WeChat Pay), with keys made for this run
+    const keys = require(path.join(PAYSIM, 'keys.js')).generatePaymentKeys({ withCertificate: false });
+    const paysimPort = await freePort();
+    paysimUrl = `http://127.0.0.1:${paysimPort}`;
+    paysim = await startProcess({
+      name: 'paysim',
+      entry: path.join(PAYSIM, 'main.js'),
+      env: { ...keys.sim, PAYSIM_PORT: String(paysimPort), PAYSIM_HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+      readyUrl: `${paysimUrl}/healthz`,
+    });
     stack = await startStack({
       callbackWorkers: 1,
       env: {
@@ -80,6 +95,12 @@ describeBrowser('the web console in a browser', () => {
         SSRF_ALLOW_CIDRS: '127.0.0.0/8,::1',
         VERIFICATION_RESEND_COOLDOWN_MS: '2000',
         CALLBACK_RETRY_SCHEDULE: '1s',
+        ...keys.merchant,
+        ALIPAY_GATEWAY: `${paysimUrl}/gateway.do`,
+        WECHATPAY_BASE_URL: paysimUrl,
+        BANK_TRANSFER_BENEFICIARY: 'mediagate Ltd',
+        BANK_TRANSFER_BANK: 'Example Bank, Shanghai branch',
+        BANK_TRANSFER_ACCOUNT_NUMBER: '6222 0000 1111 2222',
       },
     });
     browser = await launchChromium();
@@ -91,6 +112,7 @@ describeBrowser('the web console in a browser', () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
+    await paysim?.stop();
     await receiver?.close();
     await smtp?.close();
   });
@@ -355,22 +377,42 @@ describeBrowser('the web console in a browser', () => {
 
   it('tops up through the payment simulator and shows the new balance', async () => {
     const options = await userFetch('/console/api/topups/options');
-    if (options.status === 404) {
-      console.warn(
-        'top-up browser test skipped: GET /console/api/topups/options answers 404 (QR payments not merged)',
-      );
-      return;
-    }
+    expect(options.status).toBe(200);
+    const before = (await userFetch('/console/api/balance')).body as { balance_usd: number };
     const page = await user.newPage();
     await page.goto(`${stack.apiUrl}/console/topup`);
+    await page.getByText('mediagate Ltd').waitFor();
+    await page.getByLabel('Amount (CNY)').fill('20');
+    await page.getByText('The least top-up is ¥35.').first().waitFor();
     await page.getByLabel('Amount (CNY)').fill('35');
+    await page.getByText('You get $7.00 of credit (¥5 = $1).').waitFor();
+    await page.getByRole('radio', { name: 'Alipay' }).check();
     await page.getByRole('button', { name: 'Show the QR code' }).click();
     await page.getByTestId('topup-qr').waitFor();
+    await page.getByText('Scan with Alipay').waitFor();
     await screenshot(page, 'topup-qr');
-    await payLatestTopUpThroughSimulator();
+    const orders = (await userFetch('/console/api/topups')).body as {
+      data: Array<{ id: string; status: string }>;
+    };
+    const order = orders.data[0]!;
+    expect(order.status).toBe('created');
+    // the payer scans and pays; the simulator notifies the API, and the page sees it credited
+    const paid = await fetch(`${paysimUrl}/_control/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ vendor: 'alipay', out_trade_no: order.id }),
+    });
+    expect(paid.status).toBe(200);
     await page.getByText('Payment received').waitFor({ timeout: 30_000 });
+    await page.getByText('$7.00 has been added to your balance.').waitFor();
+    await screenshot(page, 'topup-credited');
+    const after = (await userFetch('/console/api/balance')).body as { balance_usd: number };
+    expect(Math.round((after.balance_usd - before.balance_usd) * 1e6) / 1e6).toBe(7);
     await page.goto(`${stack.apiUrl}/console`);
-    await page.getByText('$27.').first().waitFor();
+    await page
+      .getByText(`$${after.balance_usd.toFixed(2)}`)
+      .first()
+      .waitFor();
     await page.close();
   });
 
@@ -482,9 +524,4 @@ async function accountOf(email: string): Promise<string> {
 async function userFetch(path: string): Promise<{ status: number; body: unknown }> {
   const res = await user.request.get(`${stack.apiUrl}${path}`);
   return { status: res.status(), body: await res.json().catch(() => null) };
-}
-
-/** Pays the customer's newest QR order the way the payment provider's simulator does. */
-async function payLatestTopUpThroughSimulator(): Promise<void> {
-  throw new Error('paying a QR order through the payment simulator is wired when the QR payments are merged');
 }

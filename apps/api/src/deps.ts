@@ -5,15 +5,19 @@ import type {
   ImageService,
   Logger,
   LruCache,
-  Principal,
+  MediaLinkSigner,
+  MediaStorage,
   Metrics,
   ModelCatalog,
+  Principal,
+  QrPaymentProvider,
+  RedisClient,
   SsrfPolicy,
 } from '@mediagate/shared';
 import type { Queue } from 'bullmq';
-import type IORedis from 'ioredis';
 import type { ApiConfig } from './config';
 import type { AccountsConfig } from './config-accounts';
+import type { PaymentsApiConfig } from './config-payments';
 import type { Mailer } from './mail/mailer';
 import type { RateLimits } from './middleware/rate-limit';
 import type { PaymentProvider } from './payments/provider';
@@ -21,7 +25,7 @@ import type { PaymentProvider } from './payments/provider';
 /** Everything the app needs, built once by the process entry and passed down. */
 export interface ApiDeps {
   database: Database;
-  redis: IORedis;
+  redis: RedisClient;
   videoQueue: Queue;
   /** producer side of the callbacks queue (redeliveries) */
   callbacksQueue: Queue;
@@ -29,10 +33,16 @@ export interface ApiDeps {
   logger: Logger;
   config: Pick<
     ApiConfig,
-    'BODY_LIMIT_BYTES' | 'VIDEO_DEADLINE_MS' | 'ENQUEUE_TIMEOUT_MS' | 'IMAGE_BODY_LIMIT_BYTES'
+    | 'BODY_LIMIT_BYTES'
+    | 'VIDEO_DEADLINE_MS'
+    | 'ENQUEUE_TIMEOUT_MS'
+    | 'IMAGE_BODY_LIMIT_BYTES'
+    | 'METRICS_TOKEN'
+    | 'METRICS_PORT'
   > &
     Partial<Pick<ApiConfig, 'CONSOLE_DIR'>> &
-    AccountsConfig;
+    AccountsConfig &
+    Partial<PaymentsApiConfig>;
   /** synchronous image calls through the upstream channels (charge, call with fail-over, refund) */
   images: ImageService;
   /** the video vendor, for cancels of tasks running upstream (on the channel that accepted them) */
@@ -43,12 +53,21 @@ export interface ApiDeps {
   rateLimits: RateLimits;
   /** QR-code payment providers, reachable at /payments/<name>/notify */
   paymentProviders: readonly PaymentProvider[];
+  /** QR-code top-up providers (Alipay, WeChat Pay) by name, notified at /payments/<name>/notify */
+  qrProviders?: ReadonlyMap<string, QrPaymentProvider>;
   /** the SSRF guard for URLs clients hand us (callbacks, media the upstream fetches) */
   ssrf: SsrfPolicy;
-  /** principals of recently seen keys (see requireApiKey) */
+  /** principals of recently seen keys (see requireApiKey); kept in step by listenForKeyChanges */
   authCache?: LruCache<string, Principal>;
-  /** serialized answers of terminal tasks, by task id, with their owner */
-  taskCache?: LruCache<string, { accountId: string; json: string }>;
+  /** the deployment's Redis namespace (QUEUE_PREFIX): key changes are announced under it */
+  queuePrefix: string;
+  /**
+   * serialized answers of terminal tasks, by task id, with their owner; `until` (ms) bounds an
+   * answer that carries media links (they expire, and a deletion on another replica ends them)
+   */
+  taskCache?: LruCache<string, { accountId: string; json: string; until?: number }>;
+  /** where succeeded videos are kept, and the signer of their links */
+  media: { storage: MediaStorage; signer: MediaLinkSigner };
   /** Prometheus metrics of this process; /metrics is served when present */
   metrics?: Metrics;
   /** false once shutdown began, so /readyz drains traffic away */

@@ -1,35 +1,42 @@
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import {
   createAccount,
+  createCallbacksQueue,
   createDatabase,
   createLogger,
+  createMediaLinkSigner,
   createMetrics,
   createRedis,
-  createCallbacksQueue,
   createSsrfPolicy,
+  createQrPaymentProviders,
   createVideoQueue,
   type Database,
   defaultCatalog,
+  LocalMediaStorage,
   loadConfig,
+  type MediaStorage,
+  type RedisClient,
   type Resolver,
   usdToMicro,
 } from '@mediagate/shared';
 import { createTestDatabase, testQueuePrefix, testServiceUrls } from '@mediagate/shared/testing';
 import type { Queue } from 'bullmq';
-import type IORedis from 'ioredis';
 import type { Express } from 'express';
 import { buildApp } from '../src/app';
 import { type ApiConfig, apiEnvSchema } from '../src/config';
+import type { ApiDeps } from '../src/deps';
 import { createMailer } from '../src/mail/mailer';
 import { RateLimits, rateLimitConfig } from '../src/middleware/rate-limit';
 import { createDevPaymentProvider } from '../src/payments/provider';
-import type { ApiDeps } from '../src/deps';
 import { createUpstreams } from '../src/upstreams';
 
 export interface TestApi {
   url: string;
   database: Database;
-  redis: IORedis;
+  redis: RedisClient;
   videoQueue: Queue;
   callbacksQueue: Queue;
   prefix: string;
@@ -49,6 +56,8 @@ export async function startTestApi(
     /** the SSRF allow-list (default: nothing opened) and a DNS resolver for the SSRF checks */
     ssrfAllowCidrs?: string;
     resolve?: Resolver;
+    /** where media is kept (default: the local driver in a fresh temporary directory) */
+    mediaStorage?: MediaStorage;
   } = {},
 ): Promise<TestApi> {
   const { redisUrl } = await testServiceUrls();
@@ -59,6 +68,7 @@ export async function startTestApi(
   const videoQueue = createVideoQueue(redis, prefix);
   const callbacksQueue = createCallbacksQueue(redis, prefix);
   const logger = createLogger({ service: 'api-test', level: 'silent' });
+  const mediaDir = await mkdtemp(path.join(os.tmpdir(), 'api-media-'));
   const config = {
     // every variable at its default (the environment is not read), then the test's choices
     ...loadConfig(apiEnvSchema, {}),
@@ -88,7 +98,13 @@ export async function startTestApi(
     paymentProviders: config.PAYMENT_DEV_SECRET
       ? [createDevPaymentProvider(config.PAYMENT_DEV_SECRET, config.PAYMENT_SIGNATURE_TOLERANCE_S)]
       : [],
+    qrProviders: createQrPaymentProviders(config),
     metrics,
+    media: {
+      storage: overrides.mediaStorage ?? new LocalMediaStorage(mediaDir),
+      signer: createMediaLinkSigner(config),
+    },
+    queuePrefix: prefix,
     isAcceptingTraffic: () => true,
   };
   deps.metrics?.watchQueues(videoQueue, callbacksQueue);
@@ -130,6 +146,7 @@ export async function startTestApi(
       redis.disconnect();
       await database.close();
       await testDb.drop();
+      await rm(mediaDir, { recursive: true, force: true });
     },
   };
 }
@@ -174,7 +191,7 @@ export async function expectError(res: Response, status: number, code: string) {
 }
 
 /** Removes the rate-limit counters of a test app (they live under its queue prefix). */
-async function deleteRateLimitKeys(redis: IORedis, prefix: string): Promise<void> {
+async function deleteRateLimitKeys(redis: RedisClient, prefix: string): Promise<void> {
   let cursor = '0';
   do {
     const [next, keys] = await redis

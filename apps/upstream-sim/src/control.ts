@@ -1,5 +1,6 @@
 import express, { type Router } from 'express';
 import { z } from 'zod';
+import type { VideoTiming } from './config';
 import { FAULT_APIS } from './faults';
 import type { SimState } from './state';
 import { controlError } from './vendor-errors';
@@ -35,7 +36,12 @@ const outcomeSchema = z
   .strict();
 
 const timingSchema = z
-  .object({ pendingMs: z.number().int().min(0).optional(), runningMs: z.number().int().min(0).optional() })
+  .object({
+    pendingMs: z.number().int().min(0).optional(),
+    runningMs: z.number().int().min(0).optional(),
+    /** with it, each new task draws its running time from [runningMs, runningMaxMs]; null = fixed */
+    runningMaxMs: z.number().int().min(0).nullable().optional(),
+  })
   .strict();
 
 const itemFailuresSchema = z.object({ count: z.number().int().min(0) }).strict();
@@ -44,9 +50,26 @@ const limitsSchema = z
   .object({
     dashscopeSubmitRps: z.number().int().min(0).optional(),
     dashscopeMaxRunning: z.number().int().min(0).optional(),
+    dashscopeQueryQps: z.number().int().min(0).optional(),
     arkRpm: z.number().int().min(0).optional(),
   })
   .strict();
+
+const videoMediaSchema = z
+  .object({
+    linksExpired: z.boolean().optional(),
+    sizeBytes: z
+      .number()
+      .int()
+      .min(1)
+      .max(2 ** 31)
+      .nullable()
+      .optional(),
+    bytesPerSecond: z.number().int().min(1).nullable().optional(),
+  })
+  .strict();
+
+const videoUsageSchema = z.object({ reportedDuration: z.number().min(0).max(600).nullable() }).strict();
 
 const faultApiQuery = z.object({ api: z.enum(FAULT_APIS).optional() });
 
@@ -103,8 +126,31 @@ export function register(router: Router, state: SimState): void {
     res.json(state.timing);
   });
   control.post('/video-timing', (req, res) => {
-    state.timing = { ...state.timing, ...parse(timingSchema, req.body) };
+    const { runningMaxMs, ...rest } = parse(timingSchema, req.body);
+    const next: VideoTiming = { ...state.timing, ...rest };
+    if (runningMaxMs === null) delete next.runningMaxMs;
+    else if (runningMaxMs !== undefined) next.runningMaxMs = runningMaxMs;
+    if (next.runningMaxMs !== undefined && next.runningMaxMs < next.runningMs) {
+      throw controlError(400, 'invalid_control_request', 'runningMaxMs: must not be below runningMs');
+    }
+    state.timing = next;
     res.json(state.timing);
+  });
+
+  control.get('/video-media', (_req, res) => {
+    res.json(state.videoMedia);
+  });
+  control.post('/video-media', (req, res) => {
+    state.videoMedia = { ...state.videoMedia, ...parse(videoMediaSchema, req.body) };
+    res.json(state.videoMedia);
+  });
+
+  control.get('/video-usage', (_req, res) => {
+    res.json({ reportedDuration: state.reportedDuration });
+  });
+  control.post('/video-usage', (req, res) => {
+    state.reportedDuration = parse(videoUsageSchema, req.body).reportedDuration;
+    res.json({ reportedDuration: state.reportedDuration });
   });
 
   control.get('/ark-item-failures', (_req, res) => {

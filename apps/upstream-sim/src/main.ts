@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { createLogger, exitOnStartupError, loadConfig, onShutdown } from '@mediagate/shared';
 import { buildSimApp } from './app';
-import { simEnvSchema } from './config';
+import { simEnvSchema, timingFromConfig } from './config';
 
 /** Process entry of the simulator: reads the env, listens, closes cleanly on SIGTERM. */
 function main(): void {
@@ -17,10 +17,11 @@ function main(): void {
         host: config.SIM_HOST,
         port,
         publicUrl: config.SIM_PUBLIC_URL ?? `http://127.0.0.1:${port}`,
-        video: { pendingMs: config.SIM_VIDEO_PENDING_MS, runningMs: config.SIM_VIDEO_RUNNING_MS },
+        video: timingFromConfig(config),
         limits: {
           dashscopeSubmitRps: config.SIM_DASHSCOPE_SUBMIT_RPS,
           dashscopeMaxRunning: config.SIM_DASHSCOPE_MAX_RUNNING,
+          dashscopeQueryQps: config.SIM_DASHSCOPE_QUERY_QPS,
           arkRpm: config.SIM_ARK_RPM,
         },
         keys: config.SIM_API_KEYS.length > 0 ? config.SIM_API_KEYS.length : 'any',

@@ -7,7 +7,24 @@ import {
 } from './config';
 import { FaultRegistry } from './faults';
 import { SlidingWindowLimiter } from './rate-limit';
+import { TaskJournal } from './task-journal';
 import { VideoTaskStore } from './video-tasks';
+
+/** How the vendor's CDN serves result videos (control API `video-media`). */
+export interface VideoMediaSettings {
+  /** every video link answers 403 "Request has expired", as the vendor's does after 24 h */
+  linksExpired: boolean;
+  /** serve the sample clip padded (an MP4 `free` box) to this many bytes; null = the clip as is */
+  sizeBytes: number | null;
+  /** serve video bodies at this rate; null = as fast as possible */
+  bytesPerSecond: number | null;
+}
+
+const defaultVideoMedia = (): VideoMediaSettings => ({
+  linksExpired: false,
+  sizeBytes: null,
+  bytesPerSecond: null,
+});
 
 /** A planned end for upcoming video tasks (control API `video-outcomes`). */
 export interface OutcomePlan {
@@ -20,7 +37,15 @@ export interface OutcomePlan {
 
 function zeroCounters() {
   return {
-    video: { submitted: 0, rejected: 0, throttled: 0, queried: 0, canceled: 0 },
+    video: {
+      submitted: 0,
+      rejected: 0,
+      throttled: 0,
+      queried: 0,
+      listed: 0,
+      query_throttled: 0,
+      canceled: 0,
+    },
     image_edit: { calls: 0, images: 0, rejected: 0 },
     ark_images: { calls: 0, images: 0, failed_items: 0, rejected: 0 },
   };
@@ -40,22 +65,30 @@ export class SimState {
   readonly faults = new FaultRegistry();
   /** DashScope video submissions per key, per second */
   readonly submitLimiter: SlidingWindowLimiter;
+  /** DashScope task queries (one task, lists, cancels) per key, per second */
+  readonly queryLimiter: SlidingWindowLimiter;
   /** Ark image requests per key, per minute */
   readonly arkLimiter: SlidingWindowLimiter;
   /** null = any non-empty key is accepted */
   readonly acceptedKeys: ReadonlySet<string> | null;
   counters: SimCounters = zeroCounters();
   timing: VideoTiming;
+  videoMedia: VideoMediaSettings = defaultVideoMedia();
+  /** the seconds a successful task's `usage.duration` reports; null = the duration asked for */
+  reportedDuration: number | null = null;
   private limitValues: SimLimits;
   private outcomes: OutcomePlan[] = [];
   private arkItemFailures = 0;
 
   constructor(readonly config: SimConfig) {
-    this.tasks = new VideoTaskStore(config.SIM_TASK_TTL_MS);
+    const journal = config.SIM_STATE_FILE ? new TaskJournal(config.SIM_STATE_FILE) : undefined;
+    this.tasks = new VideoTaskStore(config.SIM_TASK_TTL_MS, journal);
+    if (journal) this.tasks.restore(journal.load(config.SIM_TASK_TTL_MS, Date.now()), Date.now());
     this.timing = timingFromConfig(config);
     this.limitValues = limitsFromConfig(config);
     this.submitLimiter = new SlidingWindowLimiter(this.limitValues.dashscopeSubmitRps, 1_000);
     this.arkLimiter = new SlidingWindowLimiter(this.limitValues.arkRpm, 60_000);
+    this.queryLimiter = new SlidingWindowLimiter(this.limitValues.dashscopeQueryQps, 1_000);
     this.acceptedKeys = config.SIM_API_KEYS.length > 0 ? new Set(config.SIM_API_KEYS) : null;
   }
 
@@ -70,6 +103,9 @@ export class SimState {
       this.submitLimiter.setLimit(merged.dashscopeSubmitRps);
     }
     if (merged.arkRpm !== this.limitValues.arkRpm) this.arkLimiter.setLimit(merged.arkRpm);
+    if (merged.dashscopeQueryQps !== this.limitValues.dashscopeQueryQps) {
+      this.queryLimiter.setLimit(merged.dashscopeQueryQps);
+    }
     this.limitValues = merged;
     return this.limits;
   }
@@ -133,9 +169,12 @@ export class SimState {
     this.faults.clear();
     this.outcomes = [];
     this.arkItemFailures = 0;
+    this.videoMedia = defaultVideoMedia();
+    this.reportedDuration = null;
     this.timing = timingFromConfig(this.config);
     this.limitValues = limitsFromConfig(this.config);
     this.submitLimiter.setLimit(this.limitValues.dashscopeSubmitRps);
     this.arkLimiter.setLimit(this.limitValues.arkRpm);
+    this.queryLimiter.setLimit(this.limitValues.dashscopeQueryQps);
   }
 }

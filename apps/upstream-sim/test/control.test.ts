@@ -43,7 +43,16 @@ describe('control API', () => {
     const stats = await get(sim, '/stats');
     expect(stats.status).toBe(200);
     expect(stats.body).toEqual({
-      video: { submitted: 2, rejected: 1, throttled: 0, queried: 2, canceled: 1, running: 1 },
+      video: {
+        submitted: 2,
+        rejected: 1,
+        throttled: 0,
+        queried: 2,
+        listed: 0,
+        query_throttled: 0,
+        canceled: 1,
+        running: 1,
+      },
       image_edit: { calls: 0, images: 0, rejected: 0 },
       ark_images: { calls: 1, images: 3, failed_items: 0, rejected: 1 },
     });
@@ -66,6 +75,8 @@ describe('control API', () => {
       rejected: 0,
       throttled: 0,
       queried: 1,
+      listed: 0,
+      query_throttled: 0,
       canceled: 0,
       running: 0,
     });
@@ -75,6 +86,7 @@ describe('control API', () => {
     expect((await get(sim, '/limits')).body).toEqual({
       dashscopeSubmitRps: 50,
       dashscopeMaxRunning: 0,
+      dashscopeQueryQps: 0,
       arkRpm: 100,
     });
     expect((await get(sim, '/video-timing')).body).toEqual({ pendingMs: 60000, runningMs: 5000 });
@@ -84,7 +96,12 @@ describe('control API', () => {
   it('changes one limit at a time and reports all of them', async () => {
     await control(sim.base, '/reset');
     const res = await control(sim.base, '/limits', { dashscopeMaxRunning: 1 });
-    expect(res.body).toEqual({ dashscopeSubmitRps: 50, dashscopeMaxRunning: 1, arkRpm: 100 });
+    expect(res.body).toEqual({
+      dashscopeSubmitRps: 50,
+      dashscopeMaxRunning: 1,
+      dashscopeQueryQps: 0,
+      arkRpm: 100,
+    });
     expect((await submitVideo(sim.base)).status).toBe(200);
     expect((await submitVideo(sim.base)).body.code).toBe('Throttling.AllocationQuota');
     expect((await control(sim.base, '/limits', { arkRpm: -1 })).status).toBe(400);

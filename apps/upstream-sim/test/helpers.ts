@@ -21,6 +21,7 @@ export async function startSim(env: Record<string, string> = {}): Promise<Runnin
   const config = simEnvSchema.parse({
     SIM_DASHSCOPE_SUBMIT_RPS: '0',
     SIM_DASHSCOPE_MAX_RUNNING: '0',
+    SIM_DASHSCOPE_QUERY_QPS: '0',
     ...env,
   });
   const { app, state } = buildSimApp(config);

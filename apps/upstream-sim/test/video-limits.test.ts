@@ -41,7 +41,12 @@ describe('DashScope submission rate (Throttling.RateQuota)', () => {
   it('takes a new limit from the control API', async () => {
     await control(sim.base, '/reset');
     const limits = await control(sim.base, '/limits', { dashscopeSubmitRps: 1 });
-    expect(limits.body).toEqual({ dashscopeSubmitRps: 1, dashscopeMaxRunning: 0, arkRpm: 0 });
+    expect(limits.body).toEqual({
+      dashscopeSubmitRps: 1,
+      dashscopeMaxRunning: 0,
+      dashscopeQueryQps: 0,
+      arkRpm: 0,
+    });
     expect((await submitVideo(sim.base)).status).toBe(200);
     expect((await submitVideo(sim.base)).body.code).toBe('Throttling.RateQuota');
     await control(sim.base, '/limits', { dashscopeSubmitRps: 0 });

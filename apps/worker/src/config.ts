@@ -3,7 +3,11 @@ import {
   catalogEnvSchema,
   imageCallEnvSchema,
   intFromEnv,
+  mediaEnvSchema,
+  metricsEnvShape,
+  paymentsEnvShape,
   refineImageCallEnv,
+  refineMediaEnv,
   ssrfEnvSchema,
   upstreamEnvSchema,
 } from '@mediagate/shared';
@@ -22,6 +26,12 @@ export const workerEnvSchema = baseEnvSchema
     ...catalogEnvSchema.shape,
     /** reconciler: IMAGE_SETTLE_AFTER_MS, the age past which an unsettled image call is refunded in full */
     ...imageCallEnvSchema.shape,
+    /** MEDIA_*: storage, links and retention of the videos the gateway keeps */
+    ...mediaEnvSchema.shape,
+    /** reconciler: ALIPAY_* / WECHATPAY_*, the QR top-up providers it queries and closes orders at */
+    ...paymentsEnvShape,
+    /** reconciler: top-up orders unpaid for longer than this are queried at their provider */
+    TOPUP_RECONCILE_AFTER_MS: intFromEnv(10_000, 0),
     /** roles this process runs, comma-separated; `--role=` on the command line wins */
     WORKER_ROLE: z
       .string()
@@ -30,10 +40,33 @@ export const workerEnvSchema = baseEnvSchema
       .pipe(z.array(z.enum(ROLES)).min(1)),
     /** port of the health (and metrics) server; 0 picks a free one, unset disables it */
     WORKER_HTTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    /** address the health (and metrics) server binds; 0.0.0.0 to reach it from other hosts */
+    WORKER_HTTP_HOST: z.string().default('127.0.0.1'),
+    ...metricsEnvShape,
     /** video jobs one process runs at once (each run is one short upstream call) */
     VIDEO_CONCURRENCY: intFromEnv(50, 1),
     /** time between upstream polls of a running task (the vendor advises about 15 s) */
     VIDEO_POLL_INTERVAL_MS: intFromEnv(15_000, 10),
+    /**
+     * `adaptive`: each task is polled when its model's learned durations say it is likely done, and
+     * finished tasks are found in bulk by the batch task query; `fixed`: every VIDEO_POLL_INTERVAL_MS
+     */
+    VIDEO_POLL_SCHEDULER: z.enum(['adaptive', 'fixed']).default('adaptive'),
+    /** adaptive: no two polls of a task closer than this */
+    VIDEO_POLL_MIN_INTERVAL_MS: intFromEnv(2_000, 10),
+    /** adaptive: no two polls of a task further apart than this (while the budget allows, see README) */
+    VIDEO_POLL_MAX_INTERVAL_MS: intFromEnv(120_000, 10),
+    /** adaptive: polls of a task between the 5th and 95th percentile of its model's durations */
+    VIDEO_POLL_SPREAD_POLLS: intFromEnv(4, 1),
+    /**
+     * adaptive: fraction of UPSTREAM_POLL_QPS that planned polls may use; the rest serves the batch
+     * query and the tasks it found finished (default 0.5, or 1 with the batch query off)
+     */
+    VIDEO_POLL_PLANNED_SHARE: z.coerce.number().gt(0).max(1).optional(),
+    /** adaptive: how often the batch task query looks for finished tasks; 0 = never */
+    VIDEO_POLL_SWEEP_INTERVAL_MS: intFromEnv(1_000, 0),
+    /** adaptive: tasks per page of the batch task query */
+    VIDEO_POLL_SWEEP_PAGE_SIZE: intFromEnv(100, 1),
     /** upstream task submissions per second, fleet-wide per channel (vendor limit: 5); 0 = unlimited */
     UPSTREAM_SUBMIT_RPS: intFromEnv(5, 0),
     /** upstream task queries per second, fleet-wide per channel (vendor limit: 20); 0 = unlimited */
@@ -50,7 +83,10 @@ export const workerEnvSchema = baseEnvSchema
     RECONCILER_GRACE_MS: intFromEnv(10_000, 0),
     SHUTDOWN_GRACE_MS: intFromEnv(25_000, 0),
   })
-  .superRefine(refineImageCallEnv);
+  .superRefine((env, ctx) => {
+    refineImageCallEnv(env, ctx);
+    refineMediaEnv(env, ctx);
+  });
 
 export type WorkerConfig = z.output<typeof workerEnvSchema>;
 

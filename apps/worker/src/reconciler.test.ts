@@ -10,10 +10,10 @@ import {
   QUEUE_NAMES,
   settleImageCall,
 } from '@mediagate/shared';
-import { UnrecoverableError, Worker } from 'bullmq';
 import { testServiceUrls, waitFor } from '@mediagate/shared/testing';
+import { UnrecoverableError, Worker } from 'bullmq';
 import { type Sim, startSim, startWorkerHarness, type WorkerHarness } from '../test/harness';
-import { reconcileOnce, type ReconcilerDeps } from './reconciler';
+import { type ReconcilerDeps, reconcileOnce } from './reconciler';
 
 let sim: Sim;
 let h: WorkerHarness;

@@ -1,4 +1,6 @@
 import {
+  type ChannelConfig,
+  ChannelPool,
   createAccount,
   createDatabase,
   createHttpAgent,
@@ -6,15 +8,14 @@ import {
   createRedis,
   createVideoQueue,
   createVideoTask,
-  ChannelPool,
-  type ChannelConfig,
   DashScopeVideoClient,
   type Database,
-  type Metrics,
   defaultCatalog,
   enqueueVideoTask,
+  type Metrics,
   newTaskId,
   QUEUE_NAMES,
+  type RedisClient,
   type UpstreamChannel,
   usdToMicro,
 } from '@mediagate/shared';
@@ -26,9 +27,9 @@ import {
   testServiceUrls,
 } from '@mediagate/shared/testing';
 import { type Queue, Worker } from 'bullmq';
-import type IORedis from 'ioredis';
 import type { Agent } from 'undici';
-import { createVideoProcessor } from '../src/video/processor';
+import type { PollScheduler } from '../src/video/poll-scheduler';
+import { createVideoProcessor, type VideoProcessorDeps } from '../src/video/processor';
 import { UpstreamLimiter } from '../src/video/upstream-limiter';
 
 /** The upstream simulator as a real process (video tasks finish in about 150 ms), and its control API. */
@@ -43,7 +44,7 @@ export type Sim = Awaited<ReturnType<typeof startSim>>;
 
 export interface WorkerHarness {
   database: Database;
-  redis: IORedis;
+  redis: RedisClient;
   queue: Queue;
   prefix: string;
   channel: UpstreamChannel;
@@ -58,6 +59,10 @@ export interface WorkerHarness {
     submitRps?: number;
     channels?: ChannelConfig[];
     metrics?: Metrics;
+    /** when running tasks are polled (default: every pollIntervalMs) */
+    polls?: PollScheduler;
+    /** the media of successes (signed links, copy enqueue); without it tasks keep the vendor's link */
+    media?: VideoProcessorDeps['media'];
   }) => Worker;
   close: () => Promise<void>;
 }
@@ -80,7 +85,7 @@ export async function startWorkerHarness(
     initialCreditMicroUsd: usdToMicro(100),
   });
   const workers: Worker[] = [];
-  const connections: IORedis[] = [];
+  const connections: RedisClient[] = [];
   const catalog = defaultCatalog();
   return {
     database,
@@ -114,6 +119,7 @@ export async function startWorkerHarness(
     startWorker: (opts = {}) => {
       const processor = createVideoProcessor({
         metrics: opts.metrics,
+        polls: opts.polls,
         database,
         client: new DashScopeVideoClient(agent),
         catalog,
@@ -124,6 +130,7 @@ export async function startWorkerHarness(
         }),
         logger: createLogger({ service: 'worker-test', level: 'silent' }),
         config: { pollIntervalMs: opts.pollIntervalMs ?? 30, retryBaseMs: 20, retryMaxMs: 200 },
+        media: opts.media,
       });
       const connection = createRedis(redisUrl, 'worker');
       connections.push(connection);

@@ -38,6 +38,7 @@ export async function longTasksScenario(opts: { quick: boolean }): Promise<Row[]
       SIM_VIDEO_RUNNING_MS: String(runningMs),
       SIM_DASHSCOPE_SUBMIT_RPS: '0',
       SIM_DASHSCOPE_MAX_RUNNING: '0',
+      SIM_DASHSCOPE_QUERY_QPS: '0',
     });
     const simUrl = `http://127.0.0.1:${sim.port}`;
     const worker = await e.group.start('video', 'worker', { DASHSCOPE_BASE_URL: simUrl }, ['--role=video']);

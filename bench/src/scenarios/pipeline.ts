@@ -41,6 +41,7 @@ export async function pipelineScenario(opts: { quick: boolean }): Promise<Row[]>
       SIM_VIDEO_RUNNING_MS: '0',
       SIM_DASHSCOPE_SUBMIT_RPS: '0',
       SIM_DASHSCOPE_MAX_RUNNING: '0',
+      SIM_DASHSCOPE_QUERY_QPS: '0',
     });
     e.env.DASHSCOPE_BASE_URL = `http://127.0.0.1:${sim.port}`;
     const api = await e.group.start('api', 'api', { DASHSCOPE_BASE_URL: e.env.DASHSCOPE_BASE_URL });

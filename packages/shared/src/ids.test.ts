@@ -1,6 +1,6 @@
 import { decodeTime, isValid } from 'ulid';
-import { newDeliveryId } from './webhooks/outbox';
 import { newTaskId, newUlid, pooledRandom } from './ids';
+import { newDeliveryId } from './webhooks/outbox';
 
 describe('ids', () => {
   it('are valid ULIDs, unique, in creation order, and carry the creation time', () => {

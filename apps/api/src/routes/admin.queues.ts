@@ -25,12 +25,15 @@ export function mountQueueDashboard(app: Express, deps: ApiDeps, pages?: Console
     queues: [new BullMQAdapter(deps.videoQueue), new BullMQAdapter(deps.callbacksQueue)],
     serverAdapter,
   });
+  const dashboard = serverAdapter.getRouter() as Express;
+  // bull-board's own Express app would add X-Powered-By back
+  dashboard.disable('x-powered-by');
   // A browser that opens the dashboard without a session gets the console, which signs in and comes back.
   const signInFirst: RequestHandler = (req, res, next) => {
     if (pages && wantsPage(req) && !presentedSessionToken(req)) return pages.sendIndex(res);
     next();
   };
-  app.use('/admin/queues', signInFirst, ...requireAdmin(deps), serverAdapter.getRouter());
+  app.use('/admin/queues', signInFirst, ...requireAdmin(deps), dashboard);
 }
 
 /** POST /admin/api/queues/:name/pause and /resume; GET /admin/api/queues: depth per state. */

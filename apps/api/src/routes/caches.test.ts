@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { LruCache, revokeApiKey } from '@mediagate/shared';
 import { waitFor } from '@mediagate/shared/testing';
-import { buildApp } from '../app';
 import { call, startTestApi, type TestApi, videoBody } from '../../test/harness';
+import { buildApp } from '../app';
 
 let api: TestApi;
 let cached: { url: string; close: () => Promise<void> };

@@ -13,6 +13,7 @@ const API_PREFIXES = [
   '/admin/api',
   '/admin/queues',
   '/payments',
+  '/media',
   '/openapi.json',
   '/docs',
   '/healthz',

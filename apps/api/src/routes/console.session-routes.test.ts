@@ -135,6 +135,7 @@ describe('webhook settings with a console session', () => {
       const gone = await (await post('/webhooks/test', a.session, { url: `${url}/gone` })).json();
       expect(gone).toMatchObject({ delivered: false, status_code: 410, error: 'HTTP 410' });
     } finally {
+      server.closeAllConnections();
       server.close();
     }
     // the API's guard: 127.0.0.0/8 is opened in this test, 10.0.0.0/8 is not

@@ -4,8 +4,8 @@ import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { parseBody } from '../middleware/body';
 import { clearSessionCookie, requireSession, sessionOf, setSessionCookie } from '../middleware/session';
-import { accountObject, emailField, toSeconds } from './console-views';
 import { clientIp } from './console.register';
+import { accountObject, emailField, toSeconds } from './console-views';
 
 export const loginBody = z.strictObject({ email: emailField, password: z.string().min(1).max(256) });
 
@@ -21,7 +21,7 @@ export function register(router: Router, deps: ApiDeps): void {
     await deps.rateLimits.authAttempt('login', email, clientIp(req));
     const account = await checkLogin(deps.database.db, email, password);
     if (!account) throw new ApiError('invalid_credentials', 'Wrong e-mail or password.');
-    await deps.rateLimits.clearAuthAttempts('login', email);
+    await deps.rateLimits.clearAuthAttempts('login', email, clientIp(req));
     const session = await createSession(deps.database.db, {
       accountId: account.accountId,
       ttlMs: deps.config.SESSION_TTL_MS,

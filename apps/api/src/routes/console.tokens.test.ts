@@ -187,6 +187,32 @@ describe('token limits on the API', () => {
     expect((await videos(t.key!)).status).toBe(200);
   });
 
+  it.each([
+    ['a video model', { path: '/v1/videos', json: videoBody() }],
+    [
+      'an image model',
+      { path: '/v1/images/generations', json: { model: 'seedream-4.0', prompt: 'x', size: '1K' } },
+    ],
+    [
+      'an edit model',
+      {
+        path: '/v1/images/edits',
+        json: { model: 'qwen-image-edit', prompt: 'x', image: 'https://example.com/a.png' },
+      },
+    ],
+  ])('answers 403 before 402 for %s outside the allow-list, whatever the balance', async (_n, req) => {
+    for (const usdBalance of [0, 10]) {
+      const { session, accountId } = await consoleAccount(api, usdBalance);
+      const t = await createToken(session, { name: 'other', allowed_models: ['seedream-4.5'] });
+      await expectError(
+        await call(api, 'POST', req.path, { key: t.key, json: req.json }),
+        403,
+        'permission_denied',
+      );
+      expect((await getAccount(api.database.db, accountId))!.balanceMicroUsd).toBe(usdBalance * 1_000_000);
+    }
+  });
+
   it('answers 403 permission_denied from an address outside the IP allow-list', async () => {
     const { session } = await consoleAccount(api);
     const far = await createToken(session, { name: 'far', allowed_ips: ['10.0.0.0/8', '2001:db8::/32'] });

@@ -9,6 +9,7 @@ import type { Router } from 'express';
 import type { ApiDeps } from '../deps';
 import { requireApiKey } from '../middleware/auth';
 import { parseBody } from '../middleware/body';
+import { requireModelAllowed } from '../model-permission';
 import { answerImages, imageModelFor, objectBody } from './images.generate';
 
 /** The file fields of the form: `image` (one file) or `image[]` (several, as the openai client sends them). */
@@ -36,6 +37,7 @@ export function register(router: Router, deps: ApiDeps): void {
     async (req, res) => {
       const body = objectBody(req.body);
       const model: ImageModel = imageModelFor(deps.catalog, body.model ?? defaultModel?.id);
+      requireModelAllowed(req, model.id);
       if (model.input.max === 0) {
         throw new ApiError(
           'invalid_request',

@@ -1,7 +1,7 @@
 import {
   ApiError,
-  type ImageModel,
   type ImageJob,
+  type ImageModel,
   type ModelCatalog,
   parseImageRequest,
 } from '@mediagate/shared';
@@ -9,6 +9,7 @@ import type { Request, Response, Router } from 'express';
 import type { ApiDeps } from '../deps';
 import { principalOf, requireApiKey } from '../middleware/auth';
 import { parseBody } from '../middleware/body';
+import { requireModelAllowed } from '../model-permission';
 import { requirePublicUrls } from '../public-urls';
 
 /** The request body as an object, or a 400 saying what an images request looks like. */
@@ -73,6 +74,7 @@ export function register(router: Router, deps: ApiDeps): void {
     async (req, res) => {
       const body = objectBody(req.body);
       const model = imageModelFor(deps.catalog, body.model);
+      requireModelAllowed(req, model.id);
       await answerImages(deps, req, res, parseImageRequest(model, body));
     },
   );

@@ -1,4 +1,4 @@
-import { failTask, listTaskDeliveries, recordDeliveryAttempt, type Resolver } from '@mediagate/shared';
+import { failTask, listTaskDeliveries, type Resolver, recordDeliveryAttempt } from '@mediagate/shared';
 import { call, expectError, IMG, startTestApi, type TestApi, videoBody } from '../../test/harness';
 
 const resolve: Resolver = async () => [{ address: '93.184.216.34', family: 4 }];
@@ -23,6 +23,20 @@ async function endedTask(callback = true): Promise<string> {
   await failTask(api.database.db, id, { code: 'DataInspectionFailed', message: 'refused' });
   return id;
 }
+
+describe('POST /v1/videos/{task_id}/cancel and callbacks', () => {
+  it('hands the canceled task its video.failed delivery at once, without waiting for the reconciler', async () => {
+    const metadata = { input: { img_url: IMG }, callback_url: HOOK };
+    const created = await call(api, 'POST', '/v1/videos', { key, json: videoBody({ metadata }) });
+    const { id } = (await created.json()) as { id: string };
+    expect((await call(api, 'POST', `/v1/videos/${id}/cancel`, { key })).status).toBe(200);
+    const deliveries = await listTaskDeliveries(api.database.db, id);
+    expect(deliveries.map((d) => d.eventType)).toEqual(['video.failed']);
+    expect(['waiting', 'active', 'delayed', 'prioritized']).toContain(
+      await api.callbacksQueue.getJobState(deliveries[0]!.id),
+    );
+  });
+});
 
 describe('GET /v1/videos/{task_id}/callbacks', () => {
   it('lists the deliveries of the task with every attempt', async () => {

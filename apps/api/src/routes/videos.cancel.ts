@@ -1,4 +1,4 @@
-import { ApiError, cancelTask, TASK_ID_PATTERN, toTaskObject } from '@mediagate/shared';
+import { ApiError, cancelTask, enqueueTaskCallbacks, TASK_ID_PATTERN, toTaskObject } from '@mediagate/shared';
 import type { Router } from 'express';
 import type { ApiDeps } from '../deps';
 import { principalOf, requireApiKey } from '../middleware/auth';
@@ -24,6 +24,13 @@ export function register(router: Router, deps: ApiDeps): void {
       throw new ApiError('not_found', `No video task found with id '${taskId.slice(0, 64)}'.`, 'task_id');
     }
     if (outcome.kind === 'not_cancelable') throw new ApiError('conflict', outcome.reason, 'task_id');
+    // The move committed the task's `video.failed` delivery: hand it to the dispatcher now
+    // rather than at the reconciler's next sweep (which still enqueues it if this fails).
+    await enqueueTaskCallbacks(deps.database.db, deps.callbacksQueue, taskId, {
+      timeoutMs: deps.config.ENQUEUE_TIMEOUT_MS,
+    }).catch((err: unknown) =>
+      req.log.warn({ err, taskId }, 'callback enqueue failed; the reconciler will enqueue it'),
+    );
     req.log.info({ taskId }, 'video task canceled');
     res.status(200).json(toTaskObject(outcome.row));
   });

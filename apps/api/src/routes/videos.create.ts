@@ -1,15 +1,15 @@
 import {
   ApiError,
+  createVideoTask,
+  enqueueVideoTask,
   findIdempotentTask,
   getTaskForAccount,
   type IdempotencyClaim,
   IdempotencyInFlightError,
   IdempotencyMismatchError,
-  requestHash,
-  createVideoTask,
-  enqueueVideoTask,
   isHttpUrl,
   newTaskId,
+  requestHash,
   toTaskObject,
   type VideoModel,
   videoTaskPrice,
@@ -19,6 +19,7 @@ import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { principalOf, requireApiKey } from '../middleware/auth';
 import { parseBody } from '../middleware/body';
+import { requireModelAllowed } from '../model-permission';
 import { requirePublicUrls } from '../public-urls';
 
 const httpUrl = z.string().trim().max(4096).refine(isHttpUrl, { message: 'must be an http(s) URL' });
@@ -109,7 +110,11 @@ function resolveModel(deps: ApiDeps, req: Request): VideoModel {
       'The request body must be a JSON object with model, prompt and metadata.',
     );
   }
-  if (typeof body.model !== 'string') return createVideoBody.parse(body) as never; // reports the model field
+  if (body.model === undefined || body.model === null || body.model === '') {
+    throw new ApiError('invalid_request', "Missing required field 'model'.", 'model');
+  }
+  if (typeof body.model !== 'string')
+    throw new ApiError('invalid_request', 'model must be a string.', 'model');
   const found = deps.catalog.get(body.model);
   if (!found) {
     throw new ApiError('model_not_found', `The model '${body.model}' does not exist.`, 'model');
@@ -157,6 +162,7 @@ export function register(router: Router, deps: ApiDeps): void {
       const principal = principalOf(req);
       if (req.is('multipart/form-data')) coerceFormParameters(req.body);
       const model = resolveModel(deps, req);
+      requireModelAllowed(req, model.id);
       const body = createVideoBody.parse(req.body);
       const { metadata, price } = normalizeForModel(model, body);
       await requirePublicUrls(deps.ssrf, [

@@ -1,19 +1,41 @@
-import { ApiError, getTaskForAccount, isTerminal, TASK_ID_PATTERN, toTaskObject } from '@mediagate/shared';
+import {
+  ApiError,
+  getTaskForAccount,
+  isTerminal,
+  TASK_ID_PATTERN,
+  type TaskRow,
+  toTaskObject,
+} from '@mediagate/shared';
 import type { Router } from 'express';
 import type { ApiDeps } from '../deps';
 import { type AccountAuth, apiKeyAuth } from '../middleware/account-auth';
 
+/** How long a replica may answer a succeeded task from memory: its links expire, and a deletion elsewhere ends them. */
+const LINKED_TASK_CACHE_MS = 30_000;
+
+/** Until when a cached answer of `row` holds: forever for a failed task; a bounded time for one with live links. */
+function cacheUntil(row: TaskRow, now: number): number | undefined {
+  if (row.status !== 'succeeded' || !row.expiresAt) return undefined;
+  if (row.expiresAt.getTime() <= now) return undefined;
+  return Math.min(row.expiresAt.getTime(), now + LINKED_TASK_CACHE_MS);
+}
+
 /**
  * GET /v1/videos/:taskId: the task object; another account's task is indistinguishable from none.
  * Terminal tasks never change, so their serialized answer is kept in `taskCache` and polls of
- * finished tasks cost no query.
+ * finished tasks cost no query; an answer carrying media links is kept for a bounded time and
+ * never past their expiry, so no cached answer holds a dead link.
  */
 export function register(router: Router, deps: ApiDeps, auth: AccountAuth = apiKeyAuth(deps)): void {
   router.get('/videos/:taskId', ...auth.handlers, async (req, res) => {
     const accountId = auth.accountOf(req);
     const taskId = String(req.params.taskId);
     const cached = deps.taskCache?.get(taskId);
-    if (cached && cached.accountId === accountId) {
+    if (
+      cached &&
+      cached.accountId === accountId &&
+      (cached.until === undefined || cached.until > Date.now())
+    ) {
       return void res.status(200).type('application/json').send(cached.json);
     }
     const row = TASK_ID_PATTERN.test(taskId)
@@ -21,8 +43,9 @@ export function register(router: Router, deps: ApiDeps, auth: AccountAuth = apiK
       : null;
     if (!row)
       throw new ApiError('not_found', `No video task found with id '${taskId.slice(0, 64)}'.`, 'task_id');
-    const json = JSON.stringify(toTaskObject(row));
-    if (isTerminal(row.status)) deps.taskCache?.set(taskId, { accountId, json });
+    const now = Date.now();
+    const json = JSON.stringify(toTaskObject(row, now));
+    if (isTerminal(row.status)) deps.taskCache?.set(taskId, { accountId, json, until: cacheUntil(row, now) });
     res.status(200).type('application/json').send(json);
   });
 }

@@ -26,7 +26,7 @@ export function register(router: Router, deps: ApiDeps, auth: AccountAuth = apiK
       afterId: q.after,
       status: q.status,
     });
-    const data = page.rows.map(toTaskObject);
+    const data = page.rows.map((row) => toTaskObject(row));
     res.status(200).json({
       object: 'list',
       data,

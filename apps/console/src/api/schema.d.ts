@@ -35,23 +35,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/metrics': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Prometheus metrics */
-    get: operations['getMetrics'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/openapi.json': {
     parameters: {
       query?: never;
@@ -115,7 +98,8 @@ export interface paths {
     get: operations['getV1VideosTaskId'];
     put?: never;
     post?: never;
-    delete?: never;
+    /** Delete a finished task's kept video and first frame */
+    delete: operations['deleteV1VideosTaskId'];
     options?: never;
     head?: never;
     patch?: never;
@@ -132,6 +116,125 @@ export interface paths {
     put?: never;
     /** Cancel a task (full refund) */
     post: operations['postV1VideosTaskIdCancel'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/videos/{taskId}/content': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Download a succeeded task's video (variant=video, MP4) or first frame (variant=thumbnail, JPEG) */
+    get: operations['getV1VideosTaskIdContent'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/videos/{taskId}/remix': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Remix a video (not supported by these models) */
+    post: operations['postV1VideosTaskIdRemix'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/videos/edits': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Edit a video (not supported by these models) */
+    post: operations['postV1VideosEdits'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/videos/extensions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Extend a video (not supported by these models) */
+    post: operations['postV1VideosExtensions'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/videos/characters': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Create a video character (not supported by these models) */
+    post: operations['postV1VideosCharacters'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/videos/characters/{characterId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Retrieve a video character (not supported by these models) */
+    get: operations['getV1VideosCharactersCharacterId'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/media/{taskId}/{file}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A task's video (video.mp4) or first frame (thumbnail.jpg) by its signed link (?exp=&sig=), without a key */
+    get: operations['getMediaTaskIdFile'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -437,6 +540,58 @@ export interface paths {
     };
     /** Usage log of billed calls, newest first */
     get: operations['getConsoleApiUsage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/topups/options': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** How the account can top up: QR providers, rate, minimum, bonus, bank transfer details */
+    get: operations['getConsoleApiTopupsOptions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/topups': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The account's top-ups, newest first */
+    get: operations['getConsoleApiTopups'];
+    put?: never;
+    /** Start a QR-code top-up in CNY (Alipay or WeChat Pay); returns the QR content */
+    post: operations['postConsoleApiTopups'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/topups/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A top-up and its status (created, paid, credited, closed, expired) */
+    get: operations['getConsoleApiTopupsId'];
     put?: never;
     post?: never;
     delete?: never;
@@ -822,6 +977,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/api/transfer-references/{reference}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The account a bank-transfer memo's reference belongs to */
+    get: operations['getAdminApiTransferReferencesReference'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/api/tasks': {
     parameters: {
       query?: never;
@@ -907,6 +1079,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/payments/alipay/notify': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Alipay's asynchronous notification (form, RSA2-signed); answered with the text success */
+    post: operations['postPaymentsAlipayNotify'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/payments/wechat/notify': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** WeChat Pay's payment notification (signed, resource encrypted); 204 when accepted */
+    post: operations['postPaymentsWechatNotify'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/payments/{provider}/notify': {
     parameters: {
       query?: never;
@@ -959,8 +1165,12 @@ export interface components {
       /** @description Unix seconds */
       updated_at: number;
       completed_at: number | null;
-      /** @description present when succeeded */
+      /** @description present when succeeded and until expires_at: a signed link of the gateway, no key needed */
       video_url?: string;
+      /** @description the first frame (JPEG), signed like video_url */
+      thumbnail_url?: string;
+      /** @description succeeded tasks: when the links stop working */
+      expires_at?: number | null;
       /** @description present when failed */
       error?: {
         code: string;
@@ -977,6 +1187,13 @@ export interface components {
       has_more?: boolean;
       first_id?: string | null;
       last_id?: string | null;
+    };
+    VideoDeleted: {
+      id: string;
+      /** @constant */
+      object: 'video.deleted';
+      /** @constant */
+      deleted: true;
     };
     CallbackDeliveryList: {
       /** @constant */
@@ -1181,6 +1398,35 @@ export interface components {
     } & {
       [key: string]: unknown;
     };
+    TopUpOptions: {
+      object?: string;
+      providers: ('alipay' | 'wechat')[];
+      cny_per_usd: number;
+      min_amount_cny: number;
+      bonus_threshold_cny: number;
+      bonus_percent: number;
+      bank_transfer: {
+        reference: string;
+        beneficiary: string | null;
+        bank: string | null;
+        account_number: string | null;
+      };
+    } & {
+      [key: string]: unknown;
+    };
+    TopUp: {
+      object?: string;
+    } & {
+      [key: string]: unknown;
+    };
+    TopUpList: {
+      /** @constant */
+      object: 'list';
+      data: components['schemas']['TopUp'][];
+      has_more?: boolean;
+      first_id?: string | null;
+      last_id?: string | null;
+    };
     CreatedToken: {
       object?: string;
       id: string;
@@ -1300,12 +1546,12 @@ export interface components {
       first_id?: string | null;
       last_id?: string | null;
     };
-    TopUp: {
+    Adjustment: {
       object?: string;
     } & {
       [key: string]: unknown;
     };
-    Adjustment: {
+    BankTransferReference: {
       object?: string;
     } & {
       [key: string]: unknown;
@@ -1334,8 +1580,12 @@ export interface components {
       /** @description Unix seconds */
       updated_at: number;
       completed_at: number | null;
-      /** @description present when succeeded */
+      /** @description present when succeeded and until expires_at: a signed link of the gateway, no key needed */
       video_url?: string;
+      /** @description the first frame (JPEG), signed like video_url */
+      thumbnail_url?: string;
+      /** @description succeeded tasks: when the links stop working */
+      expires_at?: number | null;
       /** @description present when failed */
       error?: {
         code: string;
@@ -1430,35 +1680,6 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Health'];
-        };
-      };
-      /** @description error (every non-2xx answer has this shape) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  getMetrics: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Prometheus text format */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'text/plain': string;
         };
       };
       /** @description error (every non-2xx answer has this shape) */
@@ -1701,6 +1922,55 @@ export interface operations {
       };
     };
   };
+  deleteV1VideosTaskId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        taskId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VideoDeleted'];
+        };
+      };
+      /** @description no such task for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the task is pending or processing */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   postV1VideosTaskIdCancel: {
     parameters: {
       query?: never;
@@ -1723,6 +1993,270 @@ export interface operations {
       };
       /** @description no longer cancelable */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getV1VideosTaskIdContent: {
+    parameters: {
+      query?: {
+        variant?: string;
+      };
+      header?: never;
+      path: {
+        taskId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the bytes (Range requests answer 206) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'video/mp4': string;
+        };
+      };
+      /** @description not copied yet: the vendor's link */
+      302: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description spritesheet or an unknown variant */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no such task; video_not_ready, video_expired, video_deleted, thumbnail_unavailable */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postV1VideosTaskIdRemix: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        taskId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description unsupported_operation */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postV1VideosEdits: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description unsupported_operation */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postV1VideosExtensions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description unsupported_operation */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postV1VideosCharacters: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description unsupported_operation */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getV1VideosCharactersCharacterId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        characterId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description unsupported_operation */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getMediaTaskIdFile: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        taskId: string;
+        file: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the bytes (Range requests answer 206) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'video/mp4': string;
+        };
+      };
+      /** @description S3 driver: a presigned or CDN link; not copied yet: the vendor link */
+      302: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid_media_link */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description video_expired, video_deleted, thumbnail_unavailable */
+      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -2389,6 +2923,153 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['UsagePage'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiTopupsOptions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TopUpOptions'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiTopups: {
+    parameters: {
+      query?: {
+        limit?: number;
+        before?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TopUpList'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postConsoleApiTopups: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          amount_cny: number;
+          /** @enum {string} */
+          provider: 'alipay' | 'wechat';
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TopUp'];
+        };
+      };
+      /** @description the payment provider is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiTopupsId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TopUp'];
+        };
+      };
+      /** @description not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
         };
       };
       /** @description error (every non-2xx answer has this shape) */
@@ -3204,6 +3885,7 @@ export interface operations {
           amount_usd: number;
           reference: string;
           note?: string;
+          transfer_reference?: string;
         };
       };
     };
@@ -3272,6 +3954,46 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Adjustment'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getAdminApiTransferReferencesReference: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        reference: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BankTransferReference'];
+        };
+      };
+      /** @description not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
         };
       };
       /** @description error (every non-2xx answer has this shape) */
@@ -3433,6 +4155,62 @@ export interface operations {
         content: {
           'application/json': components['schemas']['QueueState'];
         };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postPaymentsAlipayNotify: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postPaymentsWechatNotify: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description accepted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description error (every non-2xx answer has this shape) */
       default: {

@@ -95,7 +95,7 @@ describe('sign-up page', () => {
     const resend = screen.getByRole('button', { name: /Send a new code in 2 s/ });
     expect((resend as HTMLButtonElement).disabled).toBe(true);
     await waitFor(() => expect(screen.getByRole('button', { name: 'Send a new code' })).toBeTruthy(), {
-      timeout: 4_000,
+      timeout: 10_000,
     });
     fireEvent.click(screen.getByRole('button', { name: 'Send a new code' }));
     expect(await screen.findByText('A code was sent a moment ago.')).toBeTruthy();

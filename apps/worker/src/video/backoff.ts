@@ -1,4 +1,4 @@
-/** Exponential backoff with full jitter, at least `retryAfterMs` when the upstream asked for it. */
+/** Exponential backoff with equal jitter (between half the ceiling and the ceiling), at least `retryAfterMs` when the upstream asked for it. */
 export function backoffDelay(
   attempt: number,
   opts: { baseMs: number; maxMs: number; retryAfterMs?: number },

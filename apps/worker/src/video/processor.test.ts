@@ -1,13 +1,13 @@
 import {
+  enqueueVideoTask,
   findLedgerMismatches,
   getAccount,
   getTask,
   markSubmitStarted,
   recordUpstreamTask,
   startTask,
-  enqueueVideoTask,
 } from '@mediagate/shared';
-import { freePort, waitFor, submitSimVideo } from '@mediagate/shared/testing';
+import { freePort, submitSimVideo, waitFor } from '@mediagate/shared/testing';
 import { type Sim, startSim, startWorkerHarness, type WorkerHarness } from '../../test/harness';
 
 let sim: Sim;
@@ -59,8 +59,24 @@ describe('video processor against the simulator', () => {
 
   it('sends the DashScope body the model maps to', async () => {
     const id = await h.createTask({ model: 'wan2.5-i2v-flash-10s-1080p' });
-    expect((await settled(id)).status).toBe('succeeded');
+    const row = await settled(id);
+    expect(row.status).toBe('succeeded');
     expect((await sim.stats()).video.submitted).toBe(1);
+    // the simulator's usage echoes what it was sent: the model's duration, resolution and sound
+    expect(row.usage).toMatchObject({ duration: 10, SR: 1080, audio: true });
+  });
+
+  it('fails a task whose model has left the catalog as model_unavailable, refunded, without submitting', async () => {
+    const before = await balance();
+    const id = await h.createTask({ enqueue: false });
+    await h.database.pool.query(`update tasks set model = 'wan-retired-5s-720p' where id = $1`, [id]);
+    await enqueueVideoTask(h.queue, { taskId: id, requestId: `req-${id}` });
+    const row = await settled(id);
+    expect(row.status).toBe('failed');
+    expect(row.errorCode).toBe('model_unavailable');
+    expect(row.submitStartedAt).toBeNull();
+    expect((await sim.stats()).video.submitted).toBe(0);
+    expect((await balance()) - before).toBe(0);
   });
 
   it('ends failed with the upstream code when the upstream task fails, and refunds it', async () => {

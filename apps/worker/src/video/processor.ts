@@ -1,30 +1,34 @@
 import {
   type ChannelPool,
+  callbackUrlOf,
+  clearSubmitStarted,
   type DashScopeVideoClient,
+  type Database,
   failTask,
   getTask,
-  type Database,
+  isTerminal,
+  type JobPayload,
   type Logger,
   type Metrics,
+  type ModelCatalog,
   markSubmitStarted,
-  clearSubmitStarted,
   recordUpstreamTask,
+  shouldFailOver,
   startTask,
   succeedTask,
+  type TaskMediaLinks,
   type TaskRow,
   type TaskTransition,
-  shouldFailOver,
   UpstreamError,
   updateProgress,
-  isTerminal,
+  type VideoModel,
   type VideoSubmission,
-  type ModelCatalog,
-  type JobPayload,
-  callbackUrlOf,
 } from '@mediagate/shared';
 import { DelayedError, type Job } from 'bullmq';
 import { backoffDelay } from './backoff';
 import { observedVideoClient, observeTransition } from './observe';
+import { FixedPollScheduler, type PollScheduler } from './poll-scheduler';
+import { usageRefund } from './settle-usage';
 import type { UpstreamLimiter } from './upstream-limiter';
 
 export interface VideoProcessorDeps {
@@ -38,6 +42,8 @@ export interface VideoProcessorDeps {
    */
   channels: ChannelPool;
   limiter: UpstreamLimiter;
+  /** when running tasks are polled; default: every `config.pollIntervalMs` within `limiter` */
+  polls?: PollScheduler;
   logger: Logger;
   config: { pollIntervalMs: number; retryBaseMs: number; retryMaxMs: number };
   /**
@@ -52,6 +58,15 @@ export interface VideoProcessorDeps {
   };
   /** transitions, their timings and upstream calls are counted here when given */
   metrics?: Metrics;
+  /**
+   * The media of a success: the gateway's signed links go into the task object (the vendor's
+   * link is kept, to copy from), and `copy` enqueues the copy once the move has committed (the
+   * reconciler enqueues what this misses). Without it a task keeps the vendor's link.
+   */
+  media?: {
+    linksFor: (taskId: string, completedAt: Date) => TaskMediaLinks;
+    copy: (taskId: string) => Promise<unknown>;
+  };
 }
 
 /** tries at storing an upstream id, about 26 s of backoff in all */
@@ -66,9 +81,7 @@ async function later(job: VideoJob, token: string | undefined, ms: number, deadl
   throw new DelayedError();
 }
 
-function submissionFor(row: TaskRow, deps: VideoProcessorDeps): VideoSubmission {
-  const model = deps.catalog.video(row.model);
-  if (!model) throw new Error(`model ${row.model} is no longer in the catalog`);
+function submissionFor(row: TaskRow, model: VideoModel): VideoSubmission {
   const meta = row.metadata as {
     input: VideoSubmission['input'];
     parameters: Omit<VideoSubmission['parameters'], 'resolution' | 'duration'> & { audio?: boolean };
@@ -95,6 +108,7 @@ function submissionFor(row: TaskRow, deps: VideoProcessorDeps): VideoSubmission 
 export function createVideoProcessor(deps: VideoProcessorDeps) {
   const { db } = deps.database;
   const client = observedVideoClient(deps.client, deps.metrics);
+  const polls = deps.polls ?? new FixedPollScheduler(deps.limiter, deps.config.pollIntervalMs);
   const observed = <T extends TaskRow>(row: T | null) => {
     observeTransition(deps.metrics, row);
     return row;
@@ -148,7 +162,11 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
       return ended;
     };
     const succeed = async (row: TaskRow, result: { videoUrl: string; usage?: unknown }) => {
-      ended = observed(await succeedTask(db, row, result));
+      const settle = {
+        media: deps.media?.linksFor(row.id, new Date()),
+        refund: usageRefund(deps.catalog, row, result.usage, log),
+      };
+      ended = observed(await succeedTask(db, row, result, settle));
       return ended;
     };
     let row = await getTask(db, taskId);
@@ -200,6 +218,18 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
         log.error('submit outcome unknown after a crash; task failed without resubmitting');
         return ended;
       }
+      // The submission is built before anything is marked, so a model that has left the catalog
+      // fails the task as such (refunded) rather than as an interrupted submit.
+      const model = deps.catalog.video(row.model);
+      if (!model) {
+        await fail(taskId, {
+          code: 'model_unavailable',
+          message: `The model '${row.model}' is no longer available; the task was refunded.`,
+        });
+        log.error({ model: row.model }, 'the task model is no longer in the catalog; task failed');
+        return ended;
+      }
+      const submission = submissionFor(row, model);
       // At most one submit per channel, and a fail-over only after an answer that proves the
       // channel created nothing (an HTTP error status, a refused connection): never a second task.
       let lastErr: UpstreamError | undefined;
@@ -216,7 +246,7 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
         }
         let upstreamTaskId: string;
         try {
-          ({ taskId: upstreamTaskId } = await client.submit(channel, submissionFor(row, deps)));
+          ({ taskId: upstreamTaskId } = await client.submit(channel, submission));
         } catch (err) {
           if (!(err instanceof UpstreamError)) {
             deps.channels.release(channel.name);
@@ -252,7 +282,7 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
         await storeUpstreamId(taskId, upstreamTaskId, channel.name, log);
         await succeeded();
         log.info({ upstreamTaskId, channel: channel.name }, 'submitted upstream');
-        return later(job, token, deps.config.pollIntervalMs, row.deadlineAt);
+        return later(job, token, await polls.first(row, channel.name), row.deadlineAt);
       }
       if (lastErr && !lastErr.retryable) {
         // Every channel refused the gateway itself (key, permission, model access).
@@ -278,7 +308,7 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
       log.error({ channel: row.upstreamChannel }, 'task channel missing from configuration');
       return ended;
     }
-    const wait = await deps.limiter.take('poll', channel.name);
+    const wait = await polls.admit(channel.name);
     if (wait > 0) return later(job, token, wait, row.deadlineAt);
     let state: Awaited<ReturnType<DashScopeVideoClient['query']>>;
     try {
@@ -297,9 +327,10 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
       case 'RUNNING': {
         const progress = state.status === 'RUNNING' ? 50 : 5;
         if (row.progress < progress) await updateProgress(db, taskId, progress);
-        return later(job, token, deps.config.pollIntervalMs, row.deadlineAt);
+        return later(job, token, await polls.next(row, channel.name), row.deadlineAt);
       }
       case 'SUCCEEDED': {
+        polls.finished(row, state);
         if (!state.videoUrl) {
           await fail(taskId, {
             code: 'upstream_no_video',
@@ -331,5 +362,12 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
     // A run that returns (rather than waiting as a delayed job) has ended the task, or found it
     // ended: its callback deliveries are committed by now, so hand them to the dispatcher.
     await notifyCallbacks(job.data.taskId, ended, log);
+    if (ended?.status === 'succeeded' && deps.media) {
+      await deps.media
+        .copy(ended.id)
+        .catch((err: unknown) =>
+          log.warn({ err }, 'media copy enqueue failed; the reconciler will enqueue it'),
+        );
+    }
   };
 }

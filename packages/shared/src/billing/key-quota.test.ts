@@ -84,6 +84,27 @@ describe('key quota in the charge path', () => {
     expect(await balance(accountId)).toBe(999_000);
   });
 
+  it('names the permission before the money: a key that may not use the model is refused as such whatever the balance', async () => {
+    const { accountId } = await account(50);
+    const { key } = await createToken(database.db, accountId, { name: 'only-a', allowedModels: ['a'] });
+    const refused = (amountMicroUsd: number) =>
+      chargeForCall(database.db, {
+        accountId,
+        keyId: key.id,
+        amountMicroUsd,
+        ref: `p-${amountMicroUsd}`,
+        model: 'b',
+      });
+    await expect(refused(10)).rejects.toBeInstanceOf(PermissionDeniedError);
+    await expect(refused(5_000)).rejects.toBeInstanceOf(PermissionDeniedError);
+    await expect(
+      database.db.transaction((tx) =>
+        chargeForCall(tx, { accountId, keyId: key.id, amountMicroUsd: 5_000, ref: 'p-tx', model: 'b' }),
+      ),
+    ).rejects.toBeInstanceOf(PermissionDeniedError);
+    expect(await balance(accountId)).toBe(50);
+  });
+
   it('enforces the model allow-list and charges nothing when it refuses', async () => {
     const { accountId } = await account(10_000);
     const { key } = await createToken(database.db, accountId, { name: 'only-a', allowedModels: ['a'] });

@@ -34,8 +34,8 @@ export interface ChargeArgs {
  * usage record. With `keyId`, also raises the key's used amount and checks its quota and model
  * allow-list. With `videoSlot`, also takes one of the account's unfinished-video-task slots (see
  * video-slots.ts). Throws, having changed nothing, in this order of precedence:
- * InsufficientQuotaError when the balance does not cover the price, PermissionDeniedError when
- * the key may not use `model`, InsufficientQuotaError when the key's remaining quota does not
+ * PermissionDeniedError when the key may not use `model`, InsufficientQuotaError when the
+ * balance does not cover the price, InsufficientQuotaError when the key's remaining quota does not
  * cover it, ConcurrencyLimitError when the account has no free video slot. Idempotent per ref: a
  * second charge for the same ref is refused by the ledger's unique index. Concurrent charges of
  * one account serialize on its row, so the balance is never overdrawn.
@@ -54,10 +54,12 @@ export async function chargeForCall(
   const max = args.videoSlot?.max;
   const keyId = args.keyId ?? null;
   const model = args.model ?? null;
-  // the arms of a CASE over the key row `kk` that name why it refuses this charge
-  const keyRefusal = sql`
+  // the arms of a CASE over the key row `kk` that name why it refuses this charge: permission
+  // comes before money, so a key that may not use the model hears so whatever the balance
+  const modelRefusal = sql`
     when kk.allowed_models is not null and ${model}::text is not null
-      and not (${model}::text = any(kk.allowed_models)) then 'model'
+      and not (${model}::text = any(kk.allowed_models)) then 'model'`;
+  const quotaRefusal = sql`
     when kk.quota_micro_usd is not null and kk.used_micro_usd + ${amount}::bigint > kk.quota_micro_usd then 'key_quota'`;
   for (let attempt = 0; ; attempt += 1) {
     try {
@@ -102,7 +104,8 @@ export async function chargeForCall(
             when exists (select 1 from acct) and (${keyId}::text is null or exists (select 1 from k)) then true
             when exists (select 1 from acct) then mediagate_abort_charge(coalesce((
               select case
-                ${keyRefusal}
+                ${modelRefusal}
+                ${quotaRefusal}
                 else 'retry'
               end
               from api_keys kk
@@ -111,9 +114,10 @@ export async function chargeForCall(
             ), 'key_missing')) = 0
             else mediagate_abort_charge(coalesce((
               select case
-                when a.balance_micro_usd < ${amount}::bigint then 'balance'
                 when ${keyId}::text is not null and kk.id is null then 'key_missing'
-                ${keyRefusal}
+                ${modelRefusal}
+                when a.balance_micro_usd < ${amount}::bigint then 'balance'
+                ${quotaRefusal}
                 when not (${videoSlotFree(max, 'a')}) then 'slots'
                 else 'retry'
               end
@@ -210,6 +214,24 @@ export async function refundCall(
   return true;
 }
 
+/**
+ * The writes of credits for a one-statement hot path (data-modifying CTEs): `source` names a CTE
+ * of rows (account_id, kind, amount_micro_usd, ref, reason); `ledger` inserts them (rows of 0 are
+ * skipped; (kind, ref) is unique) and `balance` adds them to the accounts. Use both in the same
+ * statement, each as its own CTE.
+ */
+export function creditRowsStatements(source: string): { ledger: SQL; balance: SQL } {
+  const from = sql.raw(source);
+  return {
+    ledger: sql`insert into ledger_entries (account_id, kind, amount_micro_usd, ref, reason)
+      select account_id, kind, amount_micro_usd, ref, reason from ${from} where amount_micro_usd > 0`,
+    balance: sql`update accounts a
+      set balance_micro_usd = a.balance_micro_usd + c.total, updated_at = now()
+      from (select account_id, sum(amount_micro_usd)::bigint as total from ${from} group by account_id) c
+      where a.id = c.account_id`,
+  };
+}
+
 /** Adds credit (grant, top-up, bonus) with its ledger row, inside the caller's transaction. */
 export async function creditAccount(
   tx: DbOrTx,
@@ -246,7 +268,7 @@ export async function creditAccount(
  */
 export async function adjustBalance(
   tx: DbOrTx,
-  args: { accountId: string; amountMicroUsd: number; reason: string; ref?: string },
+  args: { accountId: string; amountMicroUsd: number; reason: string; ref?: string; operatorId?: string },
 ): Promise<boolean> {
   if (args.amountMicroUsd === 0) return false;
   const inserted = await tx
@@ -257,6 +279,7 @@ export async function adjustBalance(
       amountMicroUsd: args.amountMicroUsd,
       ref: args.ref,
       reason: args.reason,
+      operatorId: args.operatorId,
     })
     .onConflictDoNothing()
     .returning({ id: ledgerEntries.id });

@@ -1,4 +1,4 @@
-import { type ImageModel, IMAGE_MODELS } from './image-models';
+import { IMAGE_MODELS, type ImageModel } from './image-models';
 import { buildVideoModels, type VideoModel } from './video-models';
 
 export type CatalogModel = VideoModel | ImageModel;

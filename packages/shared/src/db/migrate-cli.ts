@@ -1,7 +1,7 @@
 import { baseEnvSchema, loadConfig } from '../config/env';
 import { createDatabase } from './client';
-import { runMigrations } from './migrate';
 import { ensureDatabaseExists } from './ensure-database';
+import { runMigrations } from './migrate';
 
 async function main(): Promise<void> {
   const config = loadConfig(baseEnvSchema);

@@ -1,4 +1,4 @@
-import { Agent, errors as undiciErrors, request } from 'undici';
+import { Agent, request, errors as undiciErrors } from 'undici';
 
 export interface HttpTimeouts {
   connectMs: number;

@@ -1,5 +1,5 @@
-import { ApiError } from '../errors';
 import { IMAGE_MODELS } from '../catalog/image-models';
+import { ApiError } from '../errors';
 import { checkImageRef, probeImageSize, sniffImageType, uploadToDataUrl } from './image-input';
 
 const png = (w: number, h: number) => {

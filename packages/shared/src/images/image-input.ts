@@ -1,6 +1,6 @@
+import type { Dimensions, ImageInputRule } from '../catalog/image-models';
 import { ApiError } from '../errors';
 import { isHttpUrl } from '../http/urls';
-import type { Dimensions, ImageInputRule } from '../catalog/image-models';
 
 /** Image formats both vendors accept as input (the intersection of upstreams.md B and C). */
 export const INPUT_IMAGE_TYPES = {

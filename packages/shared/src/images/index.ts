@@ -1,5 +1,5 @@
+export * from './image-call-config';
 export * from './image-input';
 export * from './image-request';
 export * from './image-service';
 export * from './upstream-errors';
-export * from './image-call-config';

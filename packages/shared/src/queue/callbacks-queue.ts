@@ -1,9 +1,9 @@
 import { Queue } from 'bullmq';
-import type IORedis from 'ioredis';
 import { JOB_CATALOG, QUEUE_NAMES } from './catalog';
+import type { RedisClient } from './connection';
 
 /** The producer side of the callbacks queue. Connection errors are retried by ioredis, not thrown. */
-export function createCallbacksQueue(connection: IORedis, prefix: string): Queue {
+export function createCallbacksQueue(connection: RedisClient, prefix: string): Queue {
   const queue = new Queue(QUEUE_NAMES.callbacks, { connection, prefix });
   queue.on('error', () => {});
   return queue;

@@ -1,9 +1,9 @@
 import { Queue } from 'bullmq';
-import type IORedis from 'ioredis';
-import { JOB_CATALOG, QUEUE_NAMES, type JobPayload } from './catalog';
+import { JOB_CATALOG, type JobPayload, QUEUE_NAMES } from './catalog';
+import type { RedisClient } from './connection';
 
 /** The producer side of the video queue. Connection errors are retried by ioredis, not thrown. */
-export function createVideoQueue(connection: IORedis, prefix: string): Queue {
+export function createVideoQueue(connection: RedisClient, prefix: string): Queue {
   const queue = new Queue(QUEUE_NAMES.video, { connection, prefix });
   queue.on('error', () => {});
   return queue;

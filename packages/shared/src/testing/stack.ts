@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { freePort } from './wait';
 import { type RunningProcess, startProcess } from './processes';
+import { freePort } from './wait';
 
 const ROOT = path.join(__dirname, '..', '..', '..', '..');
 

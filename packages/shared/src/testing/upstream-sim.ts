@@ -30,6 +30,7 @@ export async function startUpstreamSim(env: Record<string, string> = {}, port?: 
       SIM_PUBLIC_URL: url,
       SIM_DASHSCOPE_SUBMIT_RPS: '0',
       SIM_DASHSCOPE_MAX_RUNNING: '0',
+      SIM_DASHSCOPE_QUERY_QPS: '0',
       LOG_LEVEL: 'warn',
       ...env,
     },

@@ -1,5 +1,5 @@
-import { ConfigError } from '../errors';
 import { loadConfig } from '../config/env';
+import { ConfigError } from '../errors';
 import { channelsFromEnv, upstreamEnvSchema } from './channels-config';
 
 const env = (vars: Record<string, string>) => loadConfig(upstreamEnvSchema, vars);

@@ -1,7 +1,6 @@
 import { and, asc, eq, gt, gte, inArray, lte, type SQL, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../db/client';
 import { fromDriverRow } from '../db/driver-row';
-import { newUlid } from '../ids';
 import {
   type AccountWebhookSettingsRow,
   accountWebhookSettings,
@@ -11,6 +10,7 @@ import {
   callbackDeliveries,
   type TaskRow,
 } from '../db/schema';
+import { newUlid } from '../ids';
 import { toTaskObject } from '../tasks/task-object';
 import type { AttemptVerdict } from './schedule';
 import { processingEventsEnabled } from './settings';

@@ -4,8 +4,8 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector } from 'undici';
 import { z } from 'zod';
-import { LruCache } from '../lru';
 import { intFromEnv } from '../config/env';
+import { LruCache } from '../lru';
 
 /**
  * SSRF guard for every URL the gateway itself connects to on a client's behalf (callbacks, image

@@ -1,6 +1,7 @@
-export * from './accounts';
 export * from './account-webhook-settings';
+export * from './accounts';
 export * from './api-keys';
+export * from './bank-transfer-references';
 export * from './callback-attempts';
 export * from './callback-deliveries';
 export * from './console-sessions';
@@ -9,5 +10,8 @@ export * from './idempotency-keys';
 export * from './ledger';
 export * from './password-resets';
 export * from './payments';
+export * from './task-media';
+export * from './task-retries';
 export * from './tasks';
+export * from './topup-orders';
 export * from './usage-records';

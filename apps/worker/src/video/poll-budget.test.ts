@@ -1,0 +1,108 @@
+import type { RedisClient } from '@mediagate/shared';
+import { createRedis } from '@mediagate/shared';
+import { testQueuePrefix, testServiceUrls } from '@mediagate/shared/testing';
+import { PollBudget } from './poll-budget';
+
+let redis: RedisClient;
+beforeAll(async () => {
+  redis = createRedis((await testServiceUrls()).redisUrl, 'worker');
+});
+afterAll(() => redis.quit());
+
+describe('PollBudget.acquire (every query, fleet-wide)', () => {
+  it('spaces queries so that no sliding second holds more than the limit', async () => {
+    const prefix = testQueuePrefix();
+    // two "workers" sharing the budget through Redis
+    const a = new PollBudget(redis, prefix, { queriesPerSecond: 10, plannedShare: 1, headroom: 0.05 });
+    const b = new PollBudget(redis, prefix, { queriesPerSecond: 10, plannedShare: 1, headroom: 0.05 });
+    const stamps: number[] = [];
+    await Promise.all(
+      Array.from({ length: 25 }, async (_, i) => {
+        expect(await (i % 2 ? a : b).acquire('ch', 5_000)).toBe(0);
+        stamps.push(performance.now());
+      }),
+    );
+    stamps.sort((x, y) => x - y);
+    for (let i = 10; i < stamps.length; i++) {
+      // the 11th query after any query comes a second later, with the headroom absorbing timer slack
+      expect(stamps[i]! - stamps[i - 10]!).toBeGreaterThanOrEqual(1_000);
+    }
+    expect(stamps[stamps.length - 1]! - stamps[0]!).toBeLessThan(3_000);
+  });
+
+  it('does not wait for a slot beyond maxWaitMs: it answers the wait and reserves nothing', async () => {
+    const prefix = testQueuePrefix();
+    const budget = new PollBudget(redis, prefix, { queriesPerSecond: 2, plannedShare: 1, headroom: 0 });
+    expect(await budget.acquire('ch', 0)).toBe(0);
+    const wait = await budget.acquire('ch', 100);
+    expect(wait).toBeGreaterThan(300);
+    expect(wait).toBeLessThanOrEqual(500);
+    // nothing was reserved: the next slot is still about 500 ms after the first
+    expect(await budget.acquire('ch', 100)).toBeGreaterThan(300);
+    // another channel has its own budget
+    expect(await budget.acquire('other', 0)).toBe(0);
+  });
+
+  it('costs no Redis call when unlimited', async () => {
+    const budget = new PollBudget(redis, testQueuePrefix(), {
+      queriesPerSecond: 0,
+      plannedShare: 1,
+      headroom: 0,
+    });
+    expect(budget.unlimited).toBe(true);
+    expect(await budget.acquire('ch', 0)).toBe(0);
+    expect(await budget.book('ch', 1234, 60_000)).toBe(1234);
+  });
+});
+
+describe('PollBudget.book (planned polls, the fairness bound)', () => {
+  it('books at the wanted time while the second has room', async () => {
+    const budget = new PollBudget(redis, testQueuePrefix(), {
+      queriesPerSecond: 20,
+      plannedShare: 0.5,
+      headroom: 0,
+    });
+    const delay = await budget.book('ch', 5_000, 60_000);
+    expect(delay).toBeGreaterThanOrEqual(4_990);
+    expect(delay).toBeLessThan(6_000);
+  });
+
+  it('keeps planned polls under their share per second and serves them in order, none starved', async () => {
+    // 10 planned polls per second; 100 tasks all wanting a poll now
+    const budget = new PollBudget(redis, testQueuePrefix(), {
+      queriesPerSecond: 20,
+      plannedShare: 0.5,
+      headroom: 0,
+    });
+    const delays: number[] = [];
+    for (let i = 0; i < 100; i++) delays.push(await budget.book('ch', 0, 60_000));
+    const perSecond = new Map<number, number>();
+    const t0 = Date.now();
+    for (const d of delays) {
+      const second = Math.floor((t0 + d) / 1000);
+      perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
+    }
+    for (const n of perSecond.values()) expect(n).toBeLessThanOrEqual(11); // 10, give or take the clock edge
+    // later bookings never come before earlier ones (FIFO), and all 100 fit in about 10 s
+    for (let i = 1; i < delays.length; i++) expect(delays[i]!).toBeGreaterThanOrEqual(delays[i - 1]! - 50);
+    expect(Math.max(...delays)).toBeLessThanOrEqual(11_000);
+  });
+
+  it('bounds every task’s interval when the tasks fit the planned budget', async () => {
+    // 50 tasks re-planning every 5 s at most, 10 planned polls per second: each task's next poll is
+    // booked within its wanted time plus what the tasks ahead of it take (50 / 10 = 5 s)
+    const budget = new PollBudget(redis, testQueuePrefix(), {
+      queriesPerSecond: 20,
+      plannedShare: 0.5,
+      headroom: 0,
+    });
+    const maxIntervalMs = 5_000;
+    let worst = 0;
+    for (let round = 0; round < 3; round++) {
+      for (let task = 0; task < 50; task++) {
+        worst = Math.max(worst, await budget.book('ch', maxIntervalMs, maxIntervalMs));
+      }
+    }
+    expect(worst).toBeLessThanOrEqual(maxIntervalMs + (50 / 10) * 1_000 + 1_000);
+  });
+});

@@ -1,0 +1,115 @@
+import type { RedisClient } from '@mediagate/shared';
+
+/**
+ * Spaces queries `ARGV[1]` microseconds apart, fleet-wide (GCRA on Redis's clock). Reserves the next
+ * slot and answers its wait in microseconds when it is at most `ARGV[2]` away; otherwise reserves
+ * nothing and answers -(wait + 1).
+ */
+const ACQUIRE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tat < now then tat = now end
+local wait = tat - now
+if wait > tonumber(ARGV[2]) then return -(wait + 1) end
+redis.call('SET', KEYS[1], tostring(tat + tonumber(ARGV[1])), 'PX', math.floor((wait + tonumber(ARGV[1])) / 1000) + 1000)
+return wait`;
+
+/**
+ * A fleet-wide calendar of planned polls: at most `ARGV[2]` per second. Books the first second at or
+ * after `ARGV[1]` ms from now that has room (looking at most `ARGV[3]` seconds ahead) and answers the
+ * booked time, in ms from now, spread evenly within its second.
+ */
+const BOOK = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local at = now + tonumber(ARGV[1])
+local cap = tonumber(ARGV[2])
+local sec = math.floor(at / 1000)
+local scan = tonumber(ARGV[3])
+for i = 0, scan do
+  local s = sec + i
+  local k = KEYS[1] .. ':' .. s
+  local c = redis.call('INCR', k)
+  if c == 1 then redis.call('PEXPIRE', k, s * 1000 - now + 60000) end
+  if c <= cap then
+    local slot = s * 1000 + math.floor((c - 1) * 1000 / cap)
+    if slot < at then slot = at end
+    return slot - now
+  end
+end
+return (sec + scan + 1) * 1000 - now`;
+
+export interface PollBudgetConfig {
+  /** the vendor's queries per second for one channel (0 = unlimited) */
+  queriesPerSecond: number;
+  /**
+   * fraction of the queries that planned polls may book; the rest stays free for the queries that
+   * are known to be worth it (tasks a batch query found finished, the batch queries themselves)
+   */
+  plannedShare: number;
+  /** the spacing keeps this fraction of the limit in reserve against network jitter */
+  headroom: number;
+}
+
+/**
+ * The query budget of the upstream's task APIs, shared by every worker through Redis:
+ * - `acquire` takes the next free query slot (evenly spaced, so no sliding second ever holds more
+ *   than the limit) and waits for it;
+ * - `book` plans a task's next poll on a per-second calendar that keeps planned polls under
+ *   `plannedShare` of the limit. A booking never fails: a full second sends it to the next one
+ *   with room, so every task is polled, in the order its polls were wanted.
+ */
+export class PollBudget {
+  private readonly intervalUs: number;
+  private readonly plannedPerSecond: number;
+
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly prefix: string,
+    readonly config: PollBudgetConfig,
+  ) {
+    const qps = config.queriesPerSecond;
+    this.intervalUs = qps > 0 ? Math.ceil(1_000_000 / (qps * (1 - config.headroom))) : 0;
+    this.plannedPerSecond =
+      qps > 0 ? Math.max(1, Math.floor(qps * (1 - config.headroom) * config.plannedShare)) : 0;
+  }
+
+  get unlimited(): boolean {
+    return this.intervalUs === 0;
+  }
+
+  /**
+   * Takes a query slot on `channel`: waits for it when it comes within `maxWaitMs` and answers 0,
+   * else reserves nothing and answers how long to wait (ms) before asking again.
+   */
+  async acquire(channel: string, maxWaitMs: number): Promise<number> {
+    if (this.unlimited) return 0;
+    const res = Number(
+      await this.redis.eval(
+        ACQUIRE,
+        1,
+        `${this.prefix}:upstream-query-tat:${channel}`,
+        this.intervalUs,
+        maxWaitMs * 1000,
+      ),
+    );
+    if (res < 0) return Math.max(1, Math.ceil((-res - 1) / 1000));
+    if (res > 0) await new Promise((r) => setTimeout(r, Math.ceil(res / 1000)));
+    return 0;
+  }
+
+  /** Books a planned poll on `channel` about `delayMs` from now; answers the booked delay (ms). */
+  async book(channel: string, delayMs: number, horizonMs: number): Promise<number> {
+    if (this.unlimited) return delayMs;
+    const res = await this.redis.eval(
+      BOOK,
+      1,
+      `${this.prefix}:upstream-poll-calendar:${channel}`,
+      Math.max(0, Math.round(delayMs)),
+      this.plannedPerSecond,
+      Math.max(1, Math.ceil(horizonMs / 1000)),
+    );
+    return Math.max(0, Number(res));
+  }
+}
