@@ -22,7 +22,6 @@ import {
   topUpOptionsSchema,
 } from '../routes/console.topups';
 import { verifyBody } from '../routes/console.verify';
-import { pageQuery } from '../routes/console-views';
 import { metricsOnApiPort } from '../routes/metrics';
 import { contentQuerySchema } from '../routes/videos.content';
 import { createVideoBody } from '../routes/videos.create';
