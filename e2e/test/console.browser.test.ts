@@ -156,10 +156,10 @@ describeBrowser('the web console in a browser', () => {
     await screenshot(page, 'signup-done');
     await page.getByRole('button', { name: 'Go to the console' }).click();
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
-    await page.waitForLoadState('networkidle');
-    await screenshot(page, 'dashboard-new-account');
     await page.getByText('Test credit', { exact: true }).waitFor();
     await page.getByText('$0.05').first().waitFor();
+    await page.getByText('No spend in the last 30 days.').waitFor();
+    await screenshot(page, 'dashboard-new-account');
     accountId = await accountOf(USER.email);
     expect(accountId).toMatch(/^acct_/);
     // the session is the HttpOnly cookie: nothing secret is readable or stored by the page

@@ -4,7 +4,12 @@ export interface TopUpOptions {
   min_amount_cny: number;
   bonus_threshold_cny: number;
   bonus_percent: number;
-  bank_transfer?: { reference: string; beneficiary: string; bank: string; account_number: string } | null;
+  bank_transfer?: {
+    reference: string;
+    beneficiary: string | null;
+    bank: string | null;
+    account_number: string | null;
+  } | null;
 }
 
 export interface TopUp {

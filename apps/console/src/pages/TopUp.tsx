@@ -119,6 +119,7 @@ export function TopUpPage() {
     onSuccess: (o) => {
       setOrderId(o.id);
       client.setQueryData(['topup', o.id], o);
+      void client.invalidateQueries({ queryKey: ['topups'] });
     },
   });
   const o = options.data;
@@ -235,9 +236,15 @@ export function TopUpPage() {
                     <Descriptions.Item label={t('topup.beneficiary')}>
                       {o.bank_transfer.beneficiary}
                     </Descriptions.Item>
-                    <Descriptions.Item label={t('topup.bankName')}>{o.bank_transfer.bank}</Descriptions.Item>
+                    <Descriptions.Item label={t('topup.bankName')}>
+                      {o.bank_transfer.bank ?? '—'}
+                    </Descriptions.Item>
                     <Descriptions.Item label={t('topup.accountNumber')}>
-                      <Typography.Text copyable>{o.bank_transfer.account_number}</Typography.Text>
+                      {o.bank_transfer.account_number ? (
+                        <Typography.Text copyable>{o.bank_transfer.account_number}</Typography.Text>
+                      ) : (
+                        '—'
+                      )}
                     </Descriptions.Item>
                     <Descriptions.Item label={t('topup.reference')}>
                       <Typography.Text copyable strong>
