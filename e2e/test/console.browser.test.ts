@@ -504,7 +504,7 @@ describeBrowser('the web console in a browser', () => {
     expect(shots.length).toBeGreaterThan(30);
     expect(errors).toEqual([]);
     console.log(`console screenshots: ${shots.length} in ${SCREENSHOTS}`);
-  });
+  }, 400_000);
 });
 
 const pageName = (p: string) =>
