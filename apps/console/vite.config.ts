@@ -25,10 +25,9 @@ export default defineConfig({
   },
   server: {
     proxy: Object.fromEntries(
-      ['/console/api', '/admin/api', '/admin/queues', '/v1', '/openapi.json', '/payments'].map((p) => [
-        p,
-        api,
-      ]),
+      ['/console/api', '/admin/api', '/admin/queues', '/v1', '/media', '/openapi.json', '/payments'].map(
+        (p) => [p, api],
+      ),
     ),
   },
   test: {
