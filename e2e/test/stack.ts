@@ -78,6 +78,10 @@ export async function startStack(
     REDIS_URL: redisUrl,
     QUEUE_PREFIX: prefix,
     DASHSCOPE_BASE_URL: simUrl,
+    // signed media links point at this stack's API
+    PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
+    // where QR payment providers (the payment simulator, when a test configures it) notify
+    PAYMENT_NOTIFY_BASE_URL: `http://127.0.0.1:${apiPort}`,
     ARK_BASE_URL: simUrl,
     VIDEO_POLL_INTERVAL_MS: '50',
     UPSTREAM_RETRY_BASE_MS: '50',

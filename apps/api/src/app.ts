@@ -8,8 +8,13 @@ import { bundledUiHeaders, securityHeaders } from './middleware/security-headers
 import * as adminAccounts from './routes/admin.accounts';
 import * as adminQueues from './routes/admin.queues';
 import * as adminTasks from './routes/admin.tasks';
+import { loadConsolePages } from './routes/console-app';
+import { sessionAuth } from './middleware/account-auth';
 import * as adminTransfers from './routes/admin.transfers';
 import * as consoleBilling from './routes/console.billing';
+import * as consoleModels from './routes/console.models';
+import * as consolePassword from './routes/console.password';
+import * as consoleWebhooks from './routes/console.webhooks';
 import * as consoleRegister from './routes/console.register';
 import * as consoleSession from './routes/console.session';
 import * as consoleTokens from './routes/console.tokens';
@@ -86,6 +91,17 @@ export function buildApp(deps: ApiDeps): Express {
   consoleSession.register(consoleApi, deps);
   consoleTokens.register(consoleApi, deps);
   consoleBilling.register(consoleApi, deps);
+  consolePassword.register(consoleApi, deps);
+  consoleModels.register(consoleApi, deps);
+  // the account's videos, callbacks and webhook settings, as /v1 serves them to its keys
+  const session = sessionAuth(deps);
+  videosList.register(consoleApi, deps, session);
+  videosGet.register(consoleApi, deps, session);
+  videosCallbacksList.register(consoleApi, deps, session);
+  videosCallbacksRedeliver.register(consoleApi, deps, session);
+  webhooksSecret.register(consoleApi, deps, session);
+  webhooksSettings.register(consoleApi, deps, session);
+  consoleWebhooks.register(consoleApi, deps);
   consoleTopUps.register(consoleApi, deps);
   app.use('/console/api', consoleApi);
   const adminApi = Router();
@@ -94,7 +110,8 @@ export function buildApp(deps: ApiDeps): Express {
   adminTransfers.register(adminApi, deps);
   adminQueues.register(adminApi, deps);
   app.use('/admin/api', adminApi);
-  adminQueues.mountQueueDashboard(app, deps);
+  const consolePages = loadConsolePages(deps);
+  adminQueues.mountQueueDashboard(app, deps, consolePages);
   const payments = Router();
   // the QR providers' own routes first: /payments/:provider/notify is the dev provider's
   paymentsQrNotify.register(payments, deps);
@@ -109,6 +126,9 @@ export function buildApp(deps: ApiDeps): Express {
     ['/admin/api', adminApi],
     ['/payments', payments],
   ];
+
+  // the web console's pages at / (API paths keep their JSON answers)
+  consolePages?.mount(app);
 
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));

@@ -9,6 +9,7 @@ import {
 } from '@mediagate/shared';
 import { z } from 'zod';
 import { accountsEnvShape } from './config-accounts';
+import { consoleEnvShape } from './config-console';
 import { imagesEnvShape } from './config-images';
 import { paymentsApiEnvShape } from './config-payments';
 
@@ -51,6 +52,7 @@ export const apiEnvSchema = baseEnvSchema
   .extend(accountsEnvShape)
   .extend(imagesEnvShape)
   .extend(paymentsApiEnvShape)
+  .extend(consoleEnvShape)
   .superRefine((env, ctx) => {
     refineImageCallEnv(env, ctx);
     refineMediaEnv(env, ctx);

@@ -40,6 +40,7 @@ export interface ApiDeps {
     | 'METRICS_TOKEN'
     | 'METRICS_PORT'
   > &
+    Partial<Pick<ApiConfig, 'CONSOLE_DIR'>> &
     AccountsConfig &
     Partial<PaymentsApiConfig>;
   /** synchronous image calls through the upstream channels (charge, call with fail-over, refund) */

@@ -26,7 +26,7 @@ export function rateLimitConfig(config: AccountsConfig & { QUEUE_PREFIX: string 
   };
 }
 
-export type AuthAction = 'login' | 'register' | 'verify';
+export type AuthAction = 'login' | 'register' | 'verify' | 'reset' | 'reset-verify' | 'password-change';
 
 /**
  * Fleet-wide counters in Redis (fixed windows, rate-limiter-flexible), shared by every API

@@ -3,14 +3,17 @@ import helmet from 'helmet';
 
 /**
  * The Content-Security-Policy of everything the API serves, the console's single-page app
- * included: scripts, styles and fonts from this origin only; images also as data:, blob: and
- * https: URLs (generated images live on other hosts); media from this origin, https: and blob:
- * (task videos); calls to this origin only; no plugins, no framing, forms post here only.
+ * included: scripts and fonts from this origin only; styles from this origin and inline (the
+ * console's component library writes its CSS into <style> elements at run time); images also as
+ * data:, blob: and https: URLs (generated images live on other hosts); media from this origin,
+ * https: and blob: (task videos); calls to this origin only; no plugins, no framing, forms post
+ * here only.
  */
 const DIRECTIVES = {
   defaultSrc: ["'self'"],
   scriptSrc: ["'self'"],
-  styleSrc: ["'self'"],
+  // the console's components (Ant Design) put their generated CSS in <style> elements at run time
+  styleSrc: ["'self'", "'unsafe-inline'"],
   imgSrc: ["'self'", 'data:', 'blob:', 'https:'],
   mediaSrc: ["'self'", 'https:', 'blob:'],
   fontSrc: ["'self'", 'data:'],

@@ -22,13 +22,21 @@ import {
   topUpOptionsSchema,
 } from '../routes/console.topups';
 import { verifyBody } from '../routes/console.verify';
-import { pageQuery } from '../routes/console-views';
 import { metricsOnApiPort } from '../routes/metrics';
 import { contentQuerySchema } from '../routes/videos.content';
 import { createVideoBody } from '../routes/videos.create';
 import { videoDeletedSchema } from '../routes/videos.delete';
 import { listVideosQuery } from '../routes/videos.list';
 import { webhookSettingsBody } from '../routes/webhooks.settings';
+import {
+  accountSchema,
+  consoleResponses,
+  consoleRouteContracts,
+  createdTokenSchema,
+  ledgerQuery,
+  tokenSchema,
+  usageQuery,
+} from './console-contracts';
 
 export type Auth = 'apiKey' | 'session' | 'admin' | 'signature' | 'none';
 
@@ -72,17 +80,8 @@ const imageEditBody = z.object({
 });
 
 const ok = (schema: z.ZodType, description = 'OK') => ({ description, schema });
-const account = consoleObject('Account', {
-  id: z.string(),
-  email: z.string(),
-  balance_micro_usd: z.number().int(),
-});
-const token = consoleObject('Token', {
-  id: z.string(),
-  name: z.string(),
-  display_prefix: z.string(),
-  status: z.string(),
-});
+const account = accountSchema;
+const token = tokenSchema;
 const anyObject = (id: string) => consoleObject(id);
 const queueState = consoleObject('QueueState', { name: z.string(), paused: z.boolean() });
 const adminTask = videoTaskObject
@@ -356,7 +355,7 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog' | 'config' | 'metri
       tag: 'console',
       auth: 'none',
       body: { schema: registerBody },
-      responses: { 202: ok(anyObject('RegistrationAccepted')) },
+      responses: { 202: ok(consoleResponses.registrationAccepted) },
     },
     {
       method: 'post',
@@ -365,7 +364,7 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog' | 'config' | 'metri
       tag: 'console',
       auth: 'none',
       body: { schema: resendBody },
-      responses: { 202: ok(anyObject('RegistrationAccepted')) },
+      responses: { 202: ok(consoleResponses.registrationAccepted) },
     },
     {
       method: 'post',
@@ -374,7 +373,7 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog' | 'config' | 'metri
       tag: 'console',
       auth: 'none',
       body: { schema: verifyBody },
-      responses: { 201: ok(anyObject('Registered')) },
+      responses: { 201: ok(consoleResponses.registered) },
     },
     {
       method: 'post',
@@ -383,7 +382,7 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog' | 'config' | 'metri
       tag: 'console',
       auth: 'none',
       body: { schema: loginBody },
-      responses: { 200: ok(anyObject('Session')) },
+      responses: { 200: ok(consoleResponses.session) },
     },
     {
       method: 'post',
@@ -407,7 +406,7 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog' | 'config' | 'metri
       summary: 'Balance',
       tag: 'console',
       auth: 'session',
-      responses: { 200: ok(anyObject('Balance')) },
+      responses: { 200: ok(consoleResponses.balance) },
     },
     {
       method: 'get',
@@ -415,8 +414,8 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog' | 'config' | 'metri
       summary: 'Ledger, newest first',
       tag: 'console',
       auth: 'session',
-      query: pageQuery,
-      responses: { 200: ok(anyObject('LedgerPage')) },
+      query: ledgerQuery,
+      responses: { 200: ok(consoleResponses.ledgerPage) },
     },
     {
       method: 'get',
@@ -424,8 +423,8 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog' | 'config' | 'metri
       summary: 'Usage log of billed calls, newest first',
       tag: 'console',
       auth: 'session',
-      query: pageQuery,
-      responses: { 200: ok(anyObject('UsagePage')) },
+      query: usageQuery,
+      responses: { 200: ok(consoleResponses.usagePage) },
     },
     {
       method: 'get',
@@ -471,7 +470,7 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog' | 'config' | 'metri
       tag: 'console',
       auth: 'session',
       body: { schema: tokenCreate },
-      responses: { 201: ok(token) },
+      responses: { 201: ok(createdTokenSchema) },
     },
     {
       method: 'get',
@@ -498,6 +497,8 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog' | 'config' | 'metri
       auth: 'session',
       responses: { 200: ok(token) },
     },
+
+    ...consoleRouteContracts(),
 
     // admin
     {

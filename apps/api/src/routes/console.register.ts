@@ -73,6 +73,8 @@ export function register(router: Router, deps: ApiDeps): void {
     email,
     status: 'code_sent',
     expires_in: Math.round(policy.codeTtlMs / 1000),
+    /** seconds before another code can be asked for */
+    resend_in: Math.ceil(policy.resendCooldownMs / 1000),
   });
 
   router.post('/register', ...body, async (req, res) => {

@@ -8,7 +8,7 @@ import {
 } from '@mediagate/shared';
 import type { Router } from 'express';
 import type { ApiDeps } from '../deps';
-import { principalOf, requireApiKey } from '../middleware/auth';
+import { type AccountAuth, apiKeyAuth } from '../middleware/account-auth';
 
 /** How long a replica may answer a succeeded task from memory: its links expire, and a deletion elsewhere ends them. */
 const LINKED_TASK_CACHE_MS = 30_000;
@@ -26,9 +26,9 @@ function cacheUntil(row: TaskRow, now: number): number | undefined {
  * finished tasks cost no query; an answer carrying media links is kept for a bounded time and
  * never past their expiry, so no cached answer holds a dead link.
  */
-export function register(router: Router, deps: ApiDeps): void {
-  router.get('/videos/:taskId', requireApiKey(deps), async (req, res) => {
-    const { accountId } = principalOf(req);
+export function register(router: Router, deps: ApiDeps, auth: AccountAuth = apiKeyAuth(deps)): void {
+  router.get('/videos/:taskId', ...auth.handlers, async (req, res) => {
+    const accountId = auth.accountOf(req);
     const taskId = String(req.params.taskId);
     const cached = deps.taskCache?.get(taskId);
     if (

@@ -10,12 +10,13 @@ import {
   type Metrics,
   type RetryPolicy,
   recordDeliveryAttempt,
+  type SendResult,
+  sendWebhook,
   signWebhook,
 } from '@mediagate/shared';
 import { DelayedError, type Job } from 'bullmq';
 import type { Dispatcher } from 'undici';
 import type { HostLimiter } from './host-limiter';
-import { type SendResult, sendWebhook } from './send';
 
 export interface CallbackDispatcherDeps {
   database: Database;

@@ -2,6 +2,7 @@ export * from './accounts';
 export * from './admin';
 export * from './key-revocations';
 export * from './keys';
+export * from './password-reset';
 export * from './passwords';
 export * from './registration';
 export * from './sessions';

@@ -8,6 +8,7 @@ export * from './console-sessions';
 export * from './email-verifications';
 export * from './idempotency-keys';
 export * from './ledger';
+export * from './password-resets';
 export * from './payments';
 export * from './task-media';
 export * from './task-retries';
