@@ -73,13 +73,12 @@ export async function startStack(
   const mediaDir = await mkdtemp(path.join(os.tmpdir(), 'e2e-media-'));
   const env: Record<string, string> = {
     MEDIA_DIR: mediaDir,
+    // signed media links point at this stack's API
     PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
     DATABASE_URL: opts.databaseUrl?.(testDb.url) ?? testDb.url,
     REDIS_URL: redisUrl,
     QUEUE_PREFIX: prefix,
     DASHSCOPE_BASE_URL: simUrl,
-    // signed media links point at this stack's API
-    PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
     // where QR payment providers (the payment simulator, when a test configures it) notify
     PAYMENT_NOTIFY_BASE_URL: `http://127.0.0.1:${apiPort}`,
     ARK_BASE_URL: simUrl,
