@@ -79,6 +79,37 @@ export async function buildRuntime(log = () => {}, packages = RUNTIME_PACKAGES) 
   return total;
 }
 
+async function newest(p) {
+  const s = await stat(p).catch(() => null);
+  if (!s) return -1;
+  if (!s.isDirectory()) return s.mtimeMs;
+  let latest = s.mtimeMs;
+  for (const entry of await readdir(p)) latest = Math.max(latest, await newest(path.join(p, entry)));
+  return latest;
+}
+
+/**
+ * Builds the web console (apps/console, static files the API serves at /) with Vite when any of
+ * its sources is newer than its built page; a few seconds when it runs at all.
+ */
+export async function buildConsole(log = () => {}) {
+  const dir = path.join(root, 'apps/console');
+  const t = Date.now();
+  const inputs = ['src', 'public', 'index.html', 'vite.config.ts', 'package.json'].map((f) => path.join(dir, f));
+  const sourceTime = Math.max(...(await Promise.all(inputs.map(newest))));
+  if ((await mtime(path.join(dir, 'dist', 'index.html'))) >= sourceTime) {
+    log('build @mediagate/console: up to date');
+    return false;
+  }
+  const { spawnSync } = await import('node:child_process');
+  const vite = path.join(dir, 'node_modules', 'vite', 'bin', 'vite.js');
+  const r = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'error'], { cwd: dir, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('the console build (vite build in apps/console) failed');
+  log(`build @mediagate/console: built in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  return true;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   await buildRuntime((line) => process.stderr.write(`${line}\n`));
+  await buildConsole((line) => process.stderr.write(`${line}\n`));
 }

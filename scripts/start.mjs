@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { buildRuntime } from './build-runtime.mjs';
+import { buildConsole, buildRuntime } from './build-runtime.mjs';
 import { ensurePostgres, ensureRedis, tcpAnswers } from './local-services.mjs';
 import {
   DEFAULTS,
@@ -81,6 +81,7 @@ async function main() {
 
   // Build: swc, only what changed (the type check is `pnpm typecheck`).
   await buildRuntime(say);
+  await buildConsole(say);
 
   // Postgres and Redis: the URLs given when they answer, else local ones on their ports.
   const given = {};
@@ -274,6 +275,7 @@ async function main() {
   say('ready');
   process.stdout.write(`
 mediagate is running at ${base} (upstream simulator at ${simUrl}). Ctrl-C stops it.
+Web console (sign up, keys, top-ups, tasks): ${base}/
 Demo key (5 USD of credit): ${key}
 
 Create a video task, then poll it until it has a video_url:
