@@ -1,4 +1,4 @@
-import express, { Router, type Express } from 'express';
+import express, { type Express, Router } from 'express';
 import type { ApiDeps } from './deps';
 import { errorHandler, notFoundHandler } from './middleware/errors';
 import { httpMetrics } from './middleware/metrics';
@@ -20,9 +20,10 @@ import * as modelsGet from './routes/models.get';
 import * as modelsList from './routes/models.list';
 import * as paymentsNotify from './routes/payments.notify';
 import * as videosCallbacksList from './routes/videos.callbacks.list';
-import * as videosCancel from './routes/videos.cancel';
 import * as videosCallbacksRedeliver from './routes/videos.callbacks.redeliver';
+import * as videosCancel from './routes/videos.cancel';
 import * as videosCreate from './routes/videos.create';
+import * as videosEvents from './routes/videos.events';
 import * as videosGet from './routes/videos.get';
 import * as videosList from './routes/videos.list';
 import * as webhooksSecret from './routes/webhooks.secret';
@@ -46,6 +47,7 @@ export function buildApp(deps: ApiDeps): Express {
   const v1 = Router();
   videosCreate.register(v1, deps);
   videosGet.register(v1, deps);
+  videosEvents.register(v1, deps);
   videosList.register(v1, deps);
   videosCancel.register(v1, deps);
   videosCallbacksList.register(v1, deps);

@@ -5,10 +5,11 @@ import type {
   ImageService,
   Logger,
   LruCache,
-  Principal,
   Metrics,
   ModelCatalog,
+  Principal,
   SsrfPolicy,
+  TaskDurations,
 } from '@mediagate/shared';
 import type { Queue } from 'bullmq';
 import type IORedis from 'ioredis';
@@ -17,6 +18,7 @@ import type { AccountsConfig } from './config-accounts';
 import type { Mailer } from './mail/mailer';
 import type { RateLimits } from './middleware/rate-limit';
 import type { PaymentProvider } from './payments/provider';
+import type { TaskEventHub } from './task-events';
 
 /** Everything the app needs, built once by the process entry and passed down. */
 export interface ApiDeps {
@@ -29,7 +31,15 @@ export interface ApiDeps {
   logger: Logger;
   config: Pick<
     ApiConfig,
-    'BODY_LIMIT_BYTES' | 'VIDEO_DEADLINE_MS' | 'ENQUEUE_TIMEOUT_MS' | 'IMAGE_BODY_LIMIT_BYTES'
+    | 'BODY_LIMIT_BYTES'
+    | 'VIDEO_DEADLINE_MS'
+    | 'ENQUEUE_TIMEOUT_MS'
+    | 'IMAGE_BODY_LIMIT_BYTES'
+    | 'SSE_MAX_STREAMS_PER_KEY'
+    | 'SSE_HEARTBEAT_MS'
+    | 'SSE_RESYNC_MS'
+    | 'SSE_RETRY_MS'
+    | 'TASK_RUNNING_CACHE_MS'
   > &
     AccountsConfig;
   /** synchronous image calls through the upstream channels (charge, call with fail-over, refund) */
@@ -48,6 +58,10 @@ export interface ApiDeps {
   authCache?: LruCache<string, Principal>;
   /** serialized answers of terminal tasks, by task id, with their owner */
   taskCache?: LruCache<string, { accountId: string; json: string }>;
+  /** task moves from the workers (Redis pub/sub): event streams and the cache of unfinished tasks */
+  taskEvents?: TaskEventHub;
+  /** durations learned per model (estimated_completion_at) */
+  durations?: TaskDurations;
   /** Prometheus metrics of this process; /metrics is served when present */
   metrics?: Metrics;
   /** false once shutdown began, so /readyz drains traffic away */

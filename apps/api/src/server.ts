@@ -1,26 +1,28 @@
 import type { Server } from 'node:http';
 import {
+  createCallbacksQueue,
   createDatabase,
-  ensureAdminAccount,
   createLogger,
   createMetrics,
   createRedis,
-  createCallbacksQueue,
   createSsrfPolicy,
   createVideoQueue,
+  ensureAdminAccount,
   exitOnStartupError,
-  loadCatalog,
   LruCache,
+  loadCatalog,
   loadConfig,
   onShutdown,
+  TaskDurations,
 } from '@mediagate/shared';
 import { buildApp } from './app';
 import { apiEnvSchema } from './config';
-import { createUpstreams } from './upstreams';
 import { createMailer } from './mail/mailer';
 import { drainUsageRecords } from './middleware/auth';
 import { RateLimits, rateLimitConfig } from './middleware/rate-limit';
 import { createDevPaymentProvider, type PaymentProvider } from './payments/provider';
+import { TaskEventHub } from './task-events';
+import { createUpstreams } from './upstreams';
 
 /** Process entry of the API: wires dependencies, listens, drains on SIGTERM. */
 function main(): void {
@@ -49,6 +51,23 @@ function main(): void {
       (err: unknown) => logger.error({ err }, 'could not set up the admin account'),
     );
   }
+  const taskCache =
+    config.TASK_CACHE_ENTRIES > 0
+      ? new LruCache<string, { accountId: string; json: string }>(config.TASK_CACHE_ENTRIES)
+      : undefined;
+  const taskEvents = new TaskEventHub(
+    createRedis(config.REDIS_URL, 'worker'),
+    redis,
+    config.QUEUE_PREFIX,
+    {
+      runningCacheMs: config.TASK_RUNNING_CACHE_MS,
+      runningCacheEntries: Math.max(config.TASK_CACHE_ENTRIES, 1),
+      maxStreamsPerKey: config.SSE_MAX_STREAMS_PER_KEY,
+    },
+    logger,
+    taskCache,
+  );
+  taskEvents.start().catch((err: unknown) => logger.error({ err }, 'could not subscribe to task events'));
   let accepting = true;
   const app = buildApp({
     mailer,
@@ -66,7 +85,9 @@ function main(): void {
     config,
     metrics,
     authCache: config.AUTH_CACHE_TTL_MS > 0 ? new LruCache(10_000, config.AUTH_CACHE_TTL_MS) : undefined,
-    taskCache: config.TASK_CACHE_ENTRIES > 0 ? new LruCache(config.TASK_CACHE_ENTRIES) : undefined,
+    taskCache,
+    taskEvents,
+    durations: new TaskDurations(redis, config.QUEUE_PREFIX),
     isAcceptingTraffic: () => accepting,
   });
   const server: Server = app.listen(config.PORT, config.HOST, () => {
@@ -78,6 +99,7 @@ function main(): void {
 
   onShutdown(logger, async () => {
     accepting = false;
+    taskEvents.closeStreams();
     // Let load balancers see /readyz fail, then stop taking connections and finish in-flight ones.
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
@@ -87,6 +109,7 @@ function main(): void {
         resolve();
       }, config.SHUTDOWN_GRACE_MS).unref();
     });
+    await taskEvents.close();
     await videoQueue.close();
     await callbacksQueue.close();
     await upstreams.close();

@@ -20,6 +20,7 @@ import {
   onShutdown,
   QUEUE_NAMES,
   TaskDurations,
+  TaskEventPublisher,
 } from '@mediagate/shared';
 import { Worker } from 'bullmq';
 import { createCallbackProcessor } from './callbacks/dispatcher';
@@ -75,10 +76,11 @@ async function main(): Promise<void> {
       plannedShare: config.VIDEO_POLL_PLANNED_SHARE ?? (sweeping ? 0.5 : 1),
       headroom: POLL_HEADROOM,
     });
+    const durations = new TaskDurations(redis, config.QUEUE_PREFIX);
     const polls = adaptive
       ? new AdaptivePollScheduler(
           budget,
-          new TaskDurations(redis, config.QUEUE_PREFIX),
+          durations,
           {
             fallbackMs: sweeping ? config.VIDEO_POLL_MAX_INTERVAL_MS : config.VIDEO_POLL_INTERVAL_MS,
             minIntervalMs: config.VIDEO_POLL_MIN_INTERVAL_MS,
@@ -94,6 +96,7 @@ async function main(): Promise<void> {
       database,
       client,
       polls,
+      events: new TaskEventPublisher(redis, config.QUEUE_PREFIX, durations),
       catalog: loadCatalog(config.MODEL_CATALOG_FILE),
       channels,
       limiter: new UpstreamLimiter(redis, config.QUEUE_PREFIX, {
@@ -157,6 +160,7 @@ async function main(): Promise<void> {
       callbacksQueue,
       logger,
       metrics,
+      events: new TaskEventPublisher(redis, config.QUEUE_PREFIX),
       config: {
         intervalMs: config.RECONCILER_INTERVAL_MS,
         graceMs: config.RECONCILER_GRACE_MS,

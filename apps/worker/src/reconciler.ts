@@ -11,6 +11,7 @@ import {
   listDueDeliveries,
   type Metrics,
   sweepUnsettledImageCalls,
+  type TaskRow,
 } from '@mediagate/shared';
 import type { Queue } from 'bullmq';
 import type IORedis from 'ioredis';
@@ -24,6 +25,8 @@ export interface ReconcilerDeps {
   callbacksQueue?: Queue;
   /** timeouts are counted as transitions here when given */
   metrics?: Metrics;
+  /** timeouts are published here (event streams, API caches) when given */
+  events?: { publish: (row: TaskRow) => void };
   logger: Logger;
   config: {
     intervalMs: number;
@@ -99,6 +102,7 @@ async function sweep(deps: ReconcilerDeps): Promise<{ requeued: number; expired:
         });
         if (failed) {
           observeTransition(deps.metrics, failed);
+          deps.events?.publish(failed);
           expired += 1;
           if (deps.callbacksQueue) {
             await enqueueTaskCallbacks(db, deps.callbacksQueue, task.id).catch((err: unknown) =>

@@ -15,6 +15,7 @@ import {
   type Metrics,
   newTaskId,
   QUEUE_NAMES,
+  type TaskRow,
   type UpstreamChannel,
   usdToMicro,
 } from '@mediagate/shared';
@@ -61,6 +62,8 @@ export interface WorkerHarness {
     metrics?: Metrics;
     /** when running tasks are polled (default: every pollIntervalMs) */
     polls?: PollScheduler;
+    /** where every move is published */
+    events?: { publish: (row: TaskRow) => void };
   }) => Worker;
   close: () => Promise<void>;
 }
@@ -118,6 +121,7 @@ export async function startWorkerHarness(
       const processor = createVideoProcessor({
         metrics: opts.metrics,
         polls: opts.polls,
+        events: opts.events,
         database,
         client: new DashScopeVideoClient(agent),
         catalog,

@@ -37,6 +37,10 @@ export class LruCache<K, V> {
     this.map.delete(key);
   }
 
+  clear(): void {
+    this.map.clear();
+  }
+
   get size(): number {
     return this.map.size;
   }

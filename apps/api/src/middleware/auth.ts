@@ -1,14 +1,14 @@
 import {
   ApiError,
   authenticateApiKey,
-  type Database,
   createUsageRecorder,
-  type UsageRecorder,
+  type Database,
   hashApiKey,
   type Logger,
   type LruCache,
   type Principal,
   touchApiKey,
+  type UsageRecorder,
 } from '@mediagate/shared';
 import type { RequestHandler } from 'express';
 import { ipAllowed, normalizeIp } from '../ip-rules';

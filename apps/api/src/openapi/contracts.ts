@@ -12,11 +12,11 @@ import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { adjustmentBody, limitsBody, listQuery, topUpBody } from '../routes/admin.accounts';
 import { adminTasksQuery } from '../routes/admin.tasks';
-import { pageQuery } from '../routes/console-views';
 import { registerBody, resendBody } from '../routes/console.register';
 import { loginBody } from '../routes/console.session';
 import { tokenBodies } from '../routes/console.tokens';
 import { verifyBody } from '../routes/console.verify';
+import { pageQuery } from '../routes/console-views';
 import { createVideoBody } from '../routes/videos.create';
 import { listVideosQuery } from '../routes/videos.list';
 import { webhookSettingsBody } from '../routes/webhooks.settings';
@@ -160,6 +160,23 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] 
       responses: {
         200: ok(videoTaskObject),
         404: { description: 'no such task for this account', schema: errorResponse },
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/videos/:taskId/events',
+      summary:
+        'Server-Sent Events: the task object at once and on every move, ending after the terminal state; resumable with Last-Event-ID',
+      tag: 'videos',
+      auth: 'apiKey',
+      responses: {
+        200: {
+          description:
+            'an event stream: `id: <state number>` and `data: <the task object>` per event, comment lines as heartbeats',
+          contentType: 'text/event-stream',
+        },
+        404: { description: 'no such task for this account', schema: errorResponse },
+        429: { description: 'too many open event streams for this key', schema: errorResponse },
       },
     },
     {

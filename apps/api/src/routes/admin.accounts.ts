@@ -1,6 +1,6 @@
 import {
-  adjustBalance,
   ApiError,
+  adjustBalance,
   getAccountView,
   InsufficientQuotaError,
   listAccounts,

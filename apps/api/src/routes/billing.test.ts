@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import {
   chargeForCall,
   failTask,
@@ -6,7 +7,6 @@ import {
   refundCall,
   setAccountLimits,
 } from '@mediagate/shared';
-import type { AddressInfo } from 'node:net';
 import { consoleAccount, consoleCall } from '../../test/console';
 import { call, expectError, startTestApi, type TestApi, videoBody } from '../../test/harness';
 import { buildApp } from '../app';

@@ -4,8 +4,8 @@ import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { parseBody } from '../middleware/body';
 import { clearSessionCookie, requireSession, sessionOf, setSessionCookie } from '../middleware/session';
-import { accountObject, emailField, toSeconds } from './console-views';
 import { clientIp } from './console.register';
+import { accountObject, emailField, toSeconds } from './console-views';
 
 export const loginBody = z.strictObject({ email: emailField, password: z.string().min(1).max(256) });
 

@@ -10,8 +10,8 @@ import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { parseBody } from '../middleware/body';
 import { setSessionCookie } from '../middleware/session';
-import { emailField, toSeconds, usd } from './console-views';
 import { clientIp, registrationPolicy } from './console.register';
+import { emailField, toSeconds, usd } from './console-views';
 
 export const verifyBody = z.strictObject({
   email: emailField,

@@ -1,8 +1,8 @@
 import { findLedgerMismatches } from '@mediagate/shared';
 import { freePort, type RunningSim, startUpstreamSim, waitFor } from '@mediagate/shared/testing';
-import type { ApiConfig } from '../config';
 import { call, expectError, IMG, startTestApi, type TestApi } from '../../test/harness';
 import { balanceOf, simChannels } from '../../test/images';
+import type { ApiConfig } from '../config';
 
 // Two simulators: channels ark-0/dashscope-0 on A (tried first), ark-1/dashscope-1 on B.
 let a: RunningSim;

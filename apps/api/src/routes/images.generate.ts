@@ -1,7 +1,7 @@
 import {
   ApiError,
-  type ImageModel,
   type ImageJob,
+  type ImageModel,
   type ModelCatalog,
   parseImageRequest,
 } from '@mediagate/shared';

@@ -2,8 +2,8 @@ import { ApiError, recordTopUp, TopUpTooSmallError, UnknownAccountError } from '
 import express, { type Router } from 'express';
 import type { ApiDeps } from '../deps';
 import { PaymentNotificationError } from '../payments/provider';
-import { usd } from './console-views';
 import { topUpPolicy } from './admin.accounts';
+import { usd } from './console-views';
 
 /**
  * POST /payments/:provider/notify: a payment provider reports a QR-code payment. The provider

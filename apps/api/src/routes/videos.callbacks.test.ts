@@ -1,4 +1,4 @@
-import { failTask, listTaskDeliveries, recordDeliveryAttempt, type Resolver } from '@mediagate/shared';
+import { failTask, listTaskDeliveries, type Resolver, recordDeliveryAttempt } from '@mediagate/shared';
 import { call, expectError, IMG, startTestApi, type TestApi, videoBody } from '../../test/harness';
 
 const resolve: Resolver = async () => [{ address: '93.184.216.34', family: 4 }];

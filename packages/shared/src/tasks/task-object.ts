@@ -10,6 +10,8 @@ export interface VideoTaskObject {
   created_at: number;
   updated_at: number;
   completed_at: number | null;
+  /** an unfinished task: when it will likely finish (unix seconds), from the durations learned for its model; null while unknown */
+  estimated_completion_at?: number | null;
   video_url?: string;
   error?: { code: string; message: string };
   metadata: unknown;
@@ -17,8 +19,11 @@ export interface VideoTaskObject {
 
 const unix = (d: Date): number => Math.floor(d.getTime() / 1000);
 
-/** The public task object of a row (ARCHITECTURE.md contract). */
-export function toTaskObject(row: TaskRow): VideoTaskObject {
+/**
+ * The public task object of a row (ARCHITECTURE.md contract). `estimate` (unix seconds or null)
+ * adds `estimated_completion_at` to an unfinished task.
+ */
+export function toTaskObject(row: TaskRow, estimate?: number | null): VideoTaskObject {
   const obj: VideoTaskObject = {
     id: row.id,
     task_id: row.id,
@@ -31,6 +36,9 @@ export function toTaskObject(row: TaskRow): VideoTaskObject {
     completed_at: row.completedAt ? unix(row.completedAt) : null,
     metadata: row.metadata,
   };
+  if (estimate !== undefined && row.status !== 'succeeded' && row.status !== 'failed') {
+    obj.estimated_completion_at = estimate;
+  }
   if (row.status === 'succeeded' && row.videoUrl) obj.video_url = row.videoUrl;
   if (row.status === 'failed') {
     obj.error = { code: row.errorCode ?? 'unknown_error', message: row.errorMessage ?? 'The task failed.' };
