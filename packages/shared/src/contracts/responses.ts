@@ -29,7 +29,9 @@ export const videoTaskObject = z
     estimated_completion_at: unix
       .nullable()
       .optional()
-      .describe('an unfinished task: when it will likely finish, from the durations learned for its model; null while unknown'),
+      .describe(
+        'an unfinished task: when it will likely finish, from the durations learned for its model; null while unknown',
+      ),
     video_url: z.string().optional().describe('present when succeeded'),
     error: z.object({ code: z.string(), message: z.string() }).optional().describe('present when failed'),
     metadata: z.record(z.string(), z.unknown()),
