@@ -73,7 +73,7 @@ async function main(): Promise<void> {
     const sweeping = adaptive && config.VIDEO_POLL_SWEEP_INTERVAL_MS > 0;
     const budget = new PollBudget(redis, config.QUEUE_PREFIX, {
       queriesPerSecond: config.UPSTREAM_POLL_QPS,
-      plannedShare: config.VIDEO_POLL_PLANNED_SHARE ?? (sweeping ? 0.5 : 1),
+      plannedShare: config.VIDEO_POLL_PLANNED_SHARE ?? (sweeping ? 0.25 : 1),
       headroom: POLL_HEADROOM,
     });
     const durations = new TaskDurations(redis, config.QUEUE_PREFIX);
