@@ -30,9 +30,9 @@ local scan = tonumber(ARGV[3])
 for i = 0, scan do
   local s = sec + i
   local k = KEYS[1] .. ':' .. s
-  local c = redis.call('INCR', k)
-  if c == 1 then redis.call('PEXPIRE', k, s * 1000 - now + 60000) end
-  if c <= cap then
+  if tonumber(redis.call('GET', k) or '0') < cap then
+    local c = redis.call('INCR', k)
+    if c == 1 then redis.call('PEXPIRE', k, s * 1000 - now + 60000) end
     local slot = s * 1000 + math.floor((c - 1) * 1000 / cap)
     if slot < at then slot = at end
     return slot - now
