@@ -59,7 +59,7 @@ export async function pipelineScenario(opts: { quick: boolean }): Promise<Row[]>
     const procs = () => e.group.procs.map((p) => ({ name: p.name, pid: p.child.pid ?? 0 }));
     const cpuBefore = await cpuSnapshot(procs(), e.database);
     const started = Date.now();
-    await httpLoad({
+    const load = await httpLoad({
       url: `http://127.0.0.1:${api.port}/v1/videos`,
       method: 'POST',
       headers: { authorization: `Bearer ${e.key}`, 'content-type': 'application/json' },
@@ -67,21 +67,25 @@ export async function pipelineScenario(opts: { quick: boolean }): Promise<Row[]>
       connections: 50,
       amount: n,
     });
+    // on a crowded machine a create may time out on the client's side: count what was created
+    const created = Number(
+      (await e.database.pool.query(`select count(*)::int as n from tasks`)).rows[0].n,
+    );
     await waitFor(
       async () => {
         const { rows } = await e.database.pool.query(
           `select count(*)::int as n from tasks where status in ('succeeded', 'failed')`,
         );
-        return rows[0].n >= n;
+        return rows[0].n >= created;
       },
       { timeoutMs: 600_000, intervalMs: 200, what: 'every task to finish' },
     );
-    await waitFor(() => received >= n, { timeoutMs: 600_000, intervalMs: 200, what: 'every callback' });
+    await waitFor(() => received >= created, { timeoutMs: 600_000, intervalMs: 200, what: 'every callback' });
     const cpu = await cpuBetween(cpuBefore, procs(), e.database);
     const cpuTotal = [...cpu.values()].reduce((a, b) => a + b, 0);
     const cpuDetail = [...cpu.entries()]
       .sort((a, b) => b[1] - a[1])
-      .map(([group, ms]) => `${group} ${round(ms / n, 2)}`)
+      .map(([group, ms]) => `${group} ${round(ms / created, 2)}`)
       .join(', ');
     const { rows } = await e.database.pool.query(`
       select t.status, extract(epoch from t.created_at) * 1000 as created, extract(epoch from t.started_at) * 1000 as started,
@@ -142,12 +146,12 @@ export async function pipelineScenario(opts: { quick: boolean }): Promise<Row[]>
         baselineLabel: 'bare BullMQ no-op',
         target: '>= 1000 tasks/s',
         higherIsBetter: true,
-        note: `${ok.length}/${rows.length} succeeded, ${received} callbacks received; wall ${round(wall, 1)} s`,
+        note: `${ok.length}/${rows.length} succeeded, ${received} callbacks received; wall ${round(wall, 1)} s; ${load.non2xx + load.errors} creates not answered 2xx`,
       }),
       {
         scenario: 'pipeline',
         metric: 'CPU per task, every process (Redis excluded)',
-        value: round(cpuTotal / n, 2),
+        value: round(cpuTotal / created, 2),
         unit: 'ms',
         target: '<= 7 ms',
         note: `ms per task: ${cpuDetail}`,

@@ -60,9 +60,6 @@ export interface VideoProcessorDeps {
   events?: { publish: (row: TaskRow) => void };
 }
 
-/** a first poll due within this is made in the run that submitted, not as a delayed job */
-const INLINE_POLL_MS = 500;
-
 /** tries at storing an upstream id, about 26 s of backoff in all */
 const STORE_UPSTREAM_ID_ATTEMPTS = 10;
 
@@ -273,16 +270,9 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
         await storeUpstreamId(taskId, upstreamTaskId, channel.name, log);
         await succeeded();
         log.info({ upstreamTaskId, channel: channel.name }, 'submitted upstream');
-        const firstPoll = await polls.first(row, channel.name);
-        if (firstPoll > INLINE_POLL_MS) return later(job, token, firstPoll, row.deadlineAt);
-        // A first poll due sooner than a delayed job's round trip is made in this run.
-        await new Promise((r) => setTimeout(r, firstPoll));
-        row = { ...row, upstreamTaskId, upstreamChannel: channel.name };
-        break;
+        return later(job, token, await polls.first(row, channel.name), row.deadlineAt);
       }
-      if (row.upstreamTaskId) {
-        // submitted in this run: poll below
-      } else if (lastErr && !lastErr.retryable) {
+      if (lastErr && !lastErr.retryable) {
         // Every channel refused the gateway itself (key, permission, model access).
         await fail(taskId, {
           code: lastErr.details.code ?? 'upstream_error',
@@ -293,9 +283,8 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
           'every channel refused the task',
         );
         return ended;
-      } else {
-        return retry(lastErr ?? deps.channels.unavailableError('dashscope'));
       }
+      return retry(lastErr ?? deps.channels.unavailableError('dashscope'));
     }
 
     const channel = row.upstreamChannel ? deps.channels.get(row.upstreamChannel) : undefined;
