@@ -15,19 +15,28 @@ describe('PollBudget.acquire (every query, fleet-wide)', () => {
     // two "workers" sharing the budget through Redis
     const a = new PollBudget(redis, prefix, { queriesPerSecond: 10, plannedShare: 1, headroom: 0.05 });
     const b = new PollBudget(redis, prefix, { queriesPerSecond: 10, plannedShare: 1, headroom: 0.05 });
-    const stamps: number[] = [];
-    await Promise.all(
-      Array.from({ length: 25 }, async (_, i) => {
-        expect(await (i % 2 ? a : b).acquire('ch', 5_000)).toBe(0);
-        stamps.push(performance.now());
-      }),
+    const slots = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => (i % 2 ? a : b).reserve('ch', 5_000)),
     );
-    stamps.sort((x, y) => x - y);
-    for (let i = 10; i < stamps.length; i++) {
-      // the 11th query after any query comes a second later, with the headroom absorbing timer slack
-      expect(stamps[i]! - stamps[i - 10]!).toBeGreaterThanOrEqual(1_000);
+    const times = slots.map((s) => s.slotUs).sort((x, y) => x - y);
+    expect(slots.every((s) => s.waitUs >= 0)).toBe(true);
+    // on Redis's clock every slot comes at least 1 / (10 x 0.95) s after the previous one: any 11 span over a second
+    for (let i = 1; i < times.length; i++) {
+      expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(Math.ceil(1_000_000 / 9.5));
     }
-    expect(stamps[stamps.length - 1]! - stamps[0]!).toBeLessThan(3_000);
+    for (let i = 10; i < times.length; i++) expect(times[i]! - times[i - 10]!).toBeGreaterThan(1_000_000);
+  });
+
+  it('waits for its slot before answering', async () => {
+    const budget = new PollBudget(redis, testQueuePrefix(), {
+      queriesPerSecond: 10,
+      plannedShare: 1,
+      headroom: 0,
+    });
+    const start = performance.now();
+    for (let i = 0; i < 6; i++) expect(await budget.acquire('ch', 5_000)).toBe(0);
+    // the 6th slot is 500 ms after the first
+    expect(performance.now() - start).toBeGreaterThanOrEqual(490);
   });
 
   it('does not wait for a slot beyond maxWaitMs: it answers the wait and reserves nothing', async () => {
