@@ -72,7 +72,7 @@ export class TaskEventHub {
   async close(): Promise<void> {
     this.closeStreams();
     this.listeners.clear();
-    await this.subscriber.quit().catch(() => this.subscriber.disconnect());
+    this.subscriber.disconnect();
   }
 
   /** Publishes a move made by this process (a cancel) like the workers publish theirs. */
