@@ -12,16 +12,22 @@ COPY packages/shared/package.json packages/shared/
 COPY apps/api/package.json apps/api/
 COPY apps/worker/package.json apps/worker/
 COPY apps/upstream-sim/package.json apps/upstream-sim/
+COPY apps/console/package.json apps/console/
+COPY apps/payment-sim/package.json apps/payment-sim/
 COPY e2e/package.json e2e/
 COPY bench/package.json bench/
 RUN pnpm install --frozen-lockfile
 COPY . .
 RUN pnpm run build \
   && rm -rf node_modules apps/*/node_modules packages/*/node_modules e2e bench \
-  && pnpm install --frozen-lockfile --prod --filter '!@mediagate/e2e' --filter '!@mediagate/bench'
+  && pnpm install --frozen-lockfile --prod --filter '!@mediagate/e2e' --filter '!@mediagate/bench' --filter '!@mediagate/console'
 
 FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production
+# ffmpeg makes the first frame (thumbnail) of every kept video; /media is MEDIA_DIR in compose
+RUN apt-get update && apt-get install -y --no-install-recommends ffmpeg \
+  && rm -rf /var/lib/apt/lists/* \
+  && mkdir -p /media && chown node:node /media
 WORKDIR /app
 COPY --from=build --chown=node:node /app /app
 USER node

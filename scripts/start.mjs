@@ -1,199 +1,152 @@
-// `pnpm start`: builds, finds or brings up Postgres and Redis, migrates, and runs the whole
-// service (upstream simulator, API, video worker, reconciler) in the foreground. Ctrl-C stops all.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+// `pnpm start` (through scripts/bootstrap.mjs): builds, finds or brings up Postgres and Redis,
+// migrates, and runs the whole service (upstream simulator, API, video worker, reconciler, callbacks
+// dispatcher) in the foreground, with one progress line per phase. Ctrl-C stops every process and
+// exits 0; the local Postgres and Redis it may have started keep running (`pnpm stop`).
+//
+// Configuration is resolved once: the environment, then `.env`, then the defaults (or the local
+// fallback services); what was chosen is written to .data/runtime.env for every other command.
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import path from 'node:path';
+import { buildConsole, buildRuntime } from './build-runtime.mjs';
+import { ensurePostgres, ensureRedis, tcpAnswers } from './local-services.mjs';
+import {
+  DEFAULTS,
+  dataDir,
+  dotEnv,
+  knownVariables,
+  root,
+  START_VARIABLES,
+  writeRuntimeEnv,
+} from './runtime-config.mjs';
 
-const root = path.resolve(import.meta.dirname, '..');
-const dataDir = path.join(root, '.data');
-const require = createRequire(path.join(root, 'packages/shared/package.json'));
-
-const say = (msg) => process.stderr.write(`[start] ${msg}\n`);
+const t0 = Date.now();
+const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(1)} s`.padStart(7);
+const say = (msg) => process.stderr.write(`[start] ${elapsed()}  ${msg}\n`);
 const die = (msg) => {
   process.stderr.write(`[start] ${msg}\n`);
   process.exit(1);
 };
+const pidFile = path.join(dataDir, 'start.pid');
 
-function tcpAnswers(host, port, timeoutMs = 1000) {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
-    const done = (ok) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
+function run(what, args, env) {
+  const r = spawnSync(process.execPath, args, {
+    cwd: root,
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-}
-
-const hostPort = (url, defPort) => {
-  const u = new URL(url);
-  return { host: u.hostname || '127.0.0.1', port: Number(u.port || defPort) };
-};
-
-function which(cmd) {
-  return spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).stdout.trim() || null;
-}
-
-function findPgBin(name) {
-  const onPath = which(name);
-  if (onPath) return onPath;
-  const base = '/usr/lib/postgresql';
-  if (!existsSync(base)) return null;
-  const versions = readdirSync(base).sort((a, b) => Number(b) - Number(a));
-  for (const v of versions) {
-    const p = path.join(base, v, 'bin', name);
-    if (existsSync(p)) return p;
-  }
-  return null;
-}
-
-const dockerAnswers = () =>
-  which('docker') && spawnSync('docker', ['info'], { stdio: 'ignore' }).status === 0;
-
-async function waitTcp(host, port, what, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await tcpAnswers(host, port)) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  die(`${what} did not come up on ${host}:${port}`);
-}
-
-// Postgres refuses to run as root: as root, run its tools as the `postgres` user.
-function asPgUser(cmd, args) {
-  if (process.getuid?.() !== 0) return [cmd, args];
-  if (spawnSync('id', ['postgres'], { stdio: 'ignore' }).status !== 0) {
-    die(
-      'Postgres tools refuse to run as root and there is no postgres user; run pnpm start as a normal user or set DATABASE_URL.',
-    );
-  }
-  spawnSync('chown', ['-R', 'postgres', dataDir]);
-  return ['runuser', ['-u', 'postgres', '--', cmd, ...args]];
-}
-
-async function ensurePostgres(url) {
-  const { host, port } = hostPort(url, 5432);
-  if (await tcpAnswers(host, port)) return url;
-  if (dockerAnswers()) {
-    say('Postgres does not answer; starting it with docker compose');
-    execFileSync('docker', ['compose', 'up', '-d', '--wait', 'postgres'], { stdio: 'inherit', cwd: root });
-    return 'postgres://postgres:postgres@127.0.0.1:5432/mediagate';
-  }
-  const initdb = findPgBin('initdb');
-  const pgCtl = findPgBin('pg_ctl');
-  if (!initdb || !pgCtl) {
-    die(
-      `Postgres does not answer at ${host}:${port} and neither Docker nor Postgres (initdb, pg_ctl) is installed. Install PostgreSQL 15+ (e.g. apt install postgresql) or Docker, or set DATABASE_URL.`,
-    );
-  }
-  const pgData = path.join(dataDir, 'postgres');
-  const localPort = 54329;
-  if (!existsSync(path.join(pgData, 'PG_VERSION'))) {
-    say(`initialising a local Postgres cluster in ${pgData}`);
-    mkdirSync(pgData, { recursive: true });
-    execFileSync(...asPgUser(initdb, ['-D', pgData, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']), {
-      stdio: 'ignore',
-    });
-  }
-  if (!(await tcpAnswers('127.0.0.1', localPort))) {
-    say(`starting local Postgres on port ${localPort}`);
-    execFileSync(
-      ...asPgUser(pgCtl, [
-        '-D',
-        pgData,
-        '-l',
-        path.join(dataDir, 'postgres.log'),
-        '-o',
-        `-p ${localPort} -k ${dataDir} -c listen_addresses=127.0.0.1`,
-        '-w',
-        'start',
-      ]),
-      { stdio: 'ignore' },
-    );
-  }
-  return `postgres://postgres@127.0.0.1:${localPort}/mediagate`;
-}
-
-async function ensureRedis(url) {
-  const { host, port } = hostPort(url, 6379);
-  if (await tcpAnswers(host, port)) return url;
-  if (dockerAnswers()) {
-    say('Redis does not answer; starting it with docker compose');
-    execFileSync('docker', ['compose', 'up', '-d', '--wait', 'redis'], { stdio: 'inherit', cwd: root });
-    return 'redis://127.0.0.1:6379';
-  }
-  const redisServer = which('redis-server');
-  if (!redisServer) {
-    die(
-      `Redis does not answer at ${host}:${port} and neither Docker nor redis-server is installed. Install Redis 7 (e.g. apt install redis-server) or Docker, or set REDIS_URL.`,
-    );
-  }
-  const localPort = 63799;
-  if (!(await tcpAnswers('127.0.0.1', localPort))) {
-    const dir = path.join(dataDir, 'redis');
-    mkdirSync(dir, { recursive: true });
-    say(`starting local redis-server on port ${localPort} (data in ${dir})`);
-    execFileSync(redisServer, [
-      '--daemonize',
-      'yes',
-      '--bind',
-      '127.0.0.1',
-      '--port',
-      String(localPort),
-      '--dir',
-      dir,
-      '--appendonly',
-      'yes',
-      '--maxmemory-policy',
-      'noeviction',
-      '--logfile',
-      path.join(dir, 'redis.log'),
-    ]);
-    await waitTcp('127.0.0.1', localPort, 'redis-server');
-  }
-  return `redis://127.0.0.1:${localPort}`;
-}
-
-function run(cmd, args, env) {
-  const r = spawnSync(cmd, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
-  if (r.status !== 0) die(`${cmd} ${args.join(' ')} failed`);
+  if (r.status !== 0) die(`${what} failed:\n${(r.stderr || r.stdout).trim()}`);
   return r.stdout;
+}
+
+/** `run` without blocking, so it overlaps the start of the processes. */
+function runAsync(what, args, env) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('exit', (code) => (code === 0 ? resolve(out) : die(`${what} failed:\n${(err || out).trim()}`)));
+  });
 }
 
 async function main() {
   mkdirSync(dataDir, { recursive: true });
-  say('building');
-  const build = spawnSync('pnpm', ['run', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-  if (build.status !== 0) die('build failed');
+  const fileEnv = dotEnv();
+  const input = { ...fileEnv, ...process.env };
+  const value = (name) => input[name] ?? DEFAULTS[name];
+  const origin = (name) =>
+    name in process.env
+      ? `${name} from the environment`
+      : name in fileEnv
+        ? `${name} from .env`
+        : `default ${name}`;
 
-  const databaseUrl = await ensurePostgres(
-    process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/mediagate',
+  // Ports first: a second stack on the same ports stops here, saying which variable to change.
+  const ports = { PORT: value('PORT'), SIM_PORT: value('SIM_PORT'), PAYSIM_PORT: value('PAYSIM_PORT') };
+  for (const v of START_VARIABLES) ports[v.name] = value(v.name);
+  for (const [name, port] of Object.entries(ports)) {
+    if (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535)
+      die(`${name}=${port} is not a port (1-65535)`);
+    if (await tcpAnswers('127.0.0.1', Number(port), 300)) {
+      die(
+        `port ${port} (${origin(name)}) is in use (another mediagate?); set ${name} to a free port in the environment or .env`,
+      );
+    }
+  }
+
+  // Build: swc, only what changed (the type check is `pnpm typecheck`).
+  await buildRuntime(say);
+  await buildConsole(say);
+
+  // Postgres and Redis: the URLs given when they answer, else local ones on their ports.
+  const given = {};
+  const databaseUrl = await ensurePostgres(value('DATABASE_URL'), origin('DATABASE_URL'), say).catch((e) =>
+    die(e.message),
   );
-  const redisUrl = await ensureRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-  const apiPort = process.env.PORT ?? '8080';
-  const simPort = process.env.SIM_PORT ?? '8090';
-  const env = {
-    ...process.env,
+  if (databaseUrl !== value('DATABASE_URL')) given.DATABASE_URL = value('DATABASE_URL');
+  const redisUrl = await ensureRedis(value('REDIS_URL'), origin('REDIS_URL'), say).catch((e) =>
+    die(e.message),
+  );
+  if (redisUrl !== value('REDIS_URL')) given.REDIS_URL = value('REDIS_URL');
+  say(
+    `Postgres ${databaseUrl.replace(/\/\/([^:@/]*)(:[^@]*)?@/, '//$1@')}, Redis ${redisUrl.replace(/\/\/[^@]*@/, '//')}`,
+  );
+
+  const simUrl = `http://127.0.0.1:${ports.SIM_PORT}`;
+  const chosen = {
     DATABASE_URL: databaseUrl,
     REDIS_URL: redisUrl,
-    DASHSCOPE_BASE_URL: process.env.DASHSCOPE_BASE_URL ?? `http://127.0.0.1:${simPort}`,
-    ARK_BASE_URL: process.env.ARK_BASE_URL ?? `http://127.0.0.1:${simPort}`,
-    // The simulator's default timings make a demo task finish in seconds; poll accordingly.
-    VIDEO_POLL_INTERVAL_MS: process.env.VIDEO_POLL_INTERVAL_MS ?? '2000',
+    ...ports,
+    DASHSCOPE_BASE_URL: input.DASHSCOPE_BASE_URL ?? simUrl,
+    ARK_BASE_URL: input.ARK_BASE_URL ?? simUrl,
+    // The simulator's default timings finish a demo task in seconds; poll accordingly.
+    VIDEO_POLL_INTERVAL_MS: input.VIDEO_POLL_INTERVAL_MS ?? '2000',
+    // Media links in task objects point at this API.
+    PUBLIC_BASE_URL: input.PUBLIC_BASE_URL ?? `http://127.0.0.1:${ports.PORT}`,
+    MEDIA_DIR: input.MEDIA_DIR ?? path.join(dataDir, 'media'),
+    // The simulator keeps its tasks across restarts, as a vendor does.
+    SIM_STATE_FILE: input.SIM_STATE_FILE ?? path.join(dataDir, 'upstream-sim', 'tasks.json'),
   };
-  say(`Postgres ${databaseUrl.replace(/\/\/[^@]*@/, '//')}, Redis ${redisUrl}`);
-  say('migrating');
-  run('node', ['packages/shared/dist/db/migrate-cli.js'], env);
+  // QR top-ups go to the payment simulator, with key pairs made at each start, unless a real
+  // provider is configured (ALIPAY_APP_ID or WECHATPAY_MCHID).
+  const payKeys =
+    input.ALIPAY_APP_ID || input.WECHATPAY_MCHID
+      ? null
+      : createRequire(import.meta.url)(path.join(root, 'apps/payment-sim/dist/keys.js')).generatePaymentKeys({
+          withCertificate: false,
+        });
+  const paySimUrl = `http://127.0.0.1:${ports.PAYSIM_PORT}`;
+  const payEnv = payKeys
+    ? {
+        ...payKeys.merchant,
+        ALIPAY_GATEWAY: `${paySimUrl}/gateway.do`,
+        WECHATPAY_BASE_URL: paySimUrl,
+        PAYMENT_NOTIFY_BASE_URL: input.PAYMENT_NOTIFY_BASE_URL ?? `http://127.0.0.1:${ports.PORT}`,
+      }
+    : {};
+  const known = knownVariables();
+  const recorded = Object.fromEntries(Object.entries(input).filter(([k]) => known.has(k)));
+  writeRuntimeEnv({ ...recorded, ...chosen }, given);
+  // Node keeps the compiled code of every module here, so a restart loads faster.
+  const env = { NODE_COMPILE_CACHE: path.join(dataDir, 'compile-cache'), ...input, ...chosen, ...payEnv };
 
-  const keyFile = path.join(dataDir, `demo-key-${Buffer.from(databaseUrl).toString('base64url').slice(-12)}`);
-  let key = existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '';
-  if (!key) {
-    key = run(
-      'node',
+  say('migrating');
+  run('migration', ['packages/shared/dist/db/migrate-cli.js'], env);
+  say('migrations applied');
+
+  const keyFile = path.join(
+    dataDir,
+    `demo-key-${createHash('sha256').update(databaseUrl).digest('hex').slice(0, 12)}`,
+  );
+  const saved = existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '';
+  const newKey = async () => {
+    const out = await runAsync(
+      'creating the demo account',
       [
         'packages/shared/dist/cli/main.js',
         'account:create',
@@ -203,17 +156,46 @@ async function main() {
         '5',
       ],
       env,
-    ).trim();
-    writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
-  }
+    );
+    const k = out.trim();
+    writeFileSync(keyFile, `${k}\n`, { mode: 0o600 });
+    return k;
+  };
+  // The demo account is created while the processes start.
+  const keyPromise = saved ? Promise.resolve(saved) : newKey();
 
+  let stopping = false;
   const procs = [
-    ['sim', 'apps/upstream-sim/dist/main.js', [], { SIM_PORT: simPort }],
-    ['api', 'apps/api/dist/server.js', [], { PORT: apiPort }],
-    ['video', 'apps/worker/dist/main.js', ['--role=video'], { WORKER_HTTP_PORT: '9101' }],
-    ['reconciler', 'apps/worker/dist/main.js', ['--role=reconciler'], { WORKER_HTTP_PORT: '9102' }],
-    ['callbacks', 'apps/worker/dist/main.js', ['--role=callbacks'], { WORKER_HTTP_PORT: '9103' }],
-  ].map(([name, entry, args, extra]) => {
+    ['sim', 'apps/upstream-sim/dist/main.js', [], {}, ports.SIM_PORT, '/healthz'],
+    ...(payKeys
+      ? [['paysim', 'apps/payment-sim/dist/main.js', [], payKeys.sim, ports.PAYSIM_PORT, '/healthz']]
+      : []),
+    ['api', 'apps/api/dist/server.js', [], {}, ports.PORT, '/readyz'],
+    [
+      'video',
+      'apps/worker/dist/main.js',
+      ['--role=video'],
+      { WORKER_HTTP_PORT: ports.WORKER_VIDEO_HTTP_PORT },
+      ports.WORKER_VIDEO_HTTP_PORT,
+      '/readyz',
+    ],
+    [
+      'reconciler',
+      'apps/worker/dist/main.js',
+      ['--role=reconciler'],
+      { WORKER_HTTP_PORT: ports.WORKER_RECONCILER_HTTP_PORT },
+      ports.WORKER_RECONCILER_HTTP_PORT,
+      '/readyz',
+    ],
+    [
+      'callbacks',
+      'apps/worker/dist/main.js',
+      ['--role=callbacks'],
+      { WORKER_HTTP_PORT: ports.WORKER_CALLBACKS_HTTP_PORT },
+      ports.WORKER_CALLBACKS_HTTP_PORT,
+      '/readyz',
+    ],
+  ].map(([name, entry, args, extra, port, probe]) => {
     const child = spawn(process.execPath, [entry, ...args], {
       cwd: root,
       env: { ...env, ...extra },
@@ -226,40 +208,74 @@ async function main() {
         buf += d;
         const lines = buf.split('\n');
         buf = lines.pop();
-        for (const l of lines) process.stdout.write(prefix + l + '\n');
+        for (const l of lines) process.stdout.write(`${prefix}${l}\n`);
       });
     }
     child.on('exit', (code, signal) => {
-      say(`${name} exited (${signal ?? code})`);
-      if (!stopping) stopAll(1);
+      if (stopping) return;
+      process.stderr.write(`[start] ${name} exited (${signal ?? code}); stopping the others\n`);
+      stopAll(1);
     });
-    return child;
+    return { name, child, url: `http://127.0.0.1:${port}${probe}` };
   });
+  writeFileSync(pidFile, `${process.pid}\n`);
 
-  let stopping = false;
-  function stopAll(code = 0) {
+  function stopAll(code) {
+    if (stopping) return;
     stopping = true;
-    for (const p of procs) if (p.exitCode === null) p.kill('SIGTERM');
-    setTimeout(() => process.exit(code), 3000).unref();
-    Promise.all(procs.map((p) => (p.exitCode === null ? new Promise((r) => p.once('exit', r)) : null))).then(
-      () => process.exit(code),
-    );
+    const alive = procs.filter((p) => p.child.exitCode === null && p.child.signalCode === null);
+    for (const p of alive) p.child.kill('SIGTERM');
+    const finish = () => {
+      rmSync(pidFile, { force: true });
+      if (code === 0)
+        process.stderr.write(
+          '[start] stopped. Local Postgres and Redis, if started here, keep running: pnpm stop stops them.\n',
+        );
+      process.exit(code);
+    };
+    setTimeout(finish, 30_000).unref();
+    Promise.all(
+      alive.map((p) => (p.child.exitCode === null ? new Promise((r) => p.child.once('exit', r)) : null)),
+    ).then(finish);
   }
   process.on('SIGINT', () => stopAll(0));
   process.on('SIGTERM', () => stopAll(0));
+  process.on('SIGHUP', () => stopAll(0));
 
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const ok = await fetch(`http://127.0.0.1:${apiPort}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  const base = `http://127.0.0.1:${apiPort}`;
+  say(
+    'starting the upstream simulator, the API, the video worker, the reconciler and the callbacks dispatcher',
+  );
+  await Promise.all(
+    procs.map(async (p) => {
+      const deadline = Date.now() + 60_000;
+      while (Date.now() < deadline && !stopping) {
+        const ok = await fetch(p.url).then(
+          (r) => r.ok,
+          () => false,
+        );
+        if (ok) return say(`${p.name} ready (${p.url.replace(/\/(healthz|readyz)$/, '')})`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      if (!stopping) {
+        process.stderr.write(`[start] ${p.name} did not answer ${p.url} within 60 s; stopping\n`);
+        stopAll(1);
+      }
+    }),
+  );
+  if (stopping) return;
+
+  const base = `http://127.0.0.1:${ports.PORT}`;
+  let key = await keyPromise;
+  // A demo key of a database that was since dropped is replaced.
+  const keyWorks = await fetch(`${base}/v1/models`, { headers: { authorization: `Bearer ${key}` } }).then(
+    (r) => r.status !== 401,
+    () => true,
+  );
+  if (!keyWorks) key = await newKey();
+  say('ready');
   process.stdout.write(`
-mediagate is running at ${base} (upstream simulator at http://127.0.0.1:${simPort}). Ctrl-C stops it.
+mediagate is running at ${base} (upstream simulator at ${simUrl}). Ctrl-C stops it.
+Web console (sign up, keys, top-ups, tasks): ${base}/
 Demo key (5 USD of credit): ${key}
 
 Create a video task, then poll it until it has a video_url:
@@ -273,6 +289,8 @@ Generate images (synchronous; GET ${base}/v1/models lists every model and what i
 
   curl -s ${base}/v1/images/generations -H "Authorization: Bearer ${key}" -H "Content-Type: application/json" \\
     -d '{"model":"seedream-4.0","prompt":"a lighthouse at dawn","n":2,"size":"1K"}'
+
+Other commands of this checkout (pnpm cli, pnpm db:migrate, pnpm bench) use this configuration (.data/runtime.env).
 
 `);
 }

@@ -1,6 +1,7 @@
 // Prints one line, `N passed, N failed`, summed over every package's jest run.
-// A suite that failed to run (syntax error, crash in beforeAll) counts as one failure.
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
+// A suite that failed to run (syntax error, crash in beforeAll) counts as one failure. Only the
+// .json files count (the browser tests keep their screenshots under .test-results/screenshots).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const dir = path.join(import.meta.dirname, '..', '.test-results');
@@ -13,7 +14,7 @@ for (const name of expected) {
     failed += 1;
   }
 }
-for (const f of existsSync(dir) ? readdirSync(dir) : []) {
+for (const f of existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.json')) : []) {
   let r;
   try {
     r = JSON.parse(readFileSync(path.join(dir, f), 'utf8'));

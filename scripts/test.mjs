@@ -1,14 +1,18 @@
-// `pnpm test`: builds, runs every package's tests against real Postgres and Redis, and prints
-// one summary line `N passed, N failed`. Services: TEST_DATABASE_URL / TEST_REDIS_URL when set;
-// otherwise the local defaults when they answer; otherwise the test helper starts containers
-// with testcontainers (a Docker engine is needed then).
+// `pnpm test` (through scripts/bootstrap.mjs): builds, runs every package's tests against real
+// Postgres and Redis, and prints one summary line `N passed, N failed`. Services: see
+// scripts/test-services.mjs (TEST_DATABASE_URL / TEST_REDIS_URL, else the servers `pnpm start` uses).
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { withTestServices } from './test-services.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
-const env = await withTestServices(process.env);
+const say = (msg) => process.stderr.write(`[test] ${msg}\n`);
+const env = await withTestServices(process.env, say).catch((err) => {
+  say(err.message);
+  process.stdout.write('0 passed, 1 failed\n');
+  process.exit(1);
+});
 process.stderr.write(
   `[test] Postgres: ${env.TEST_DATABASE_URL ?? '(testcontainers)'}; Redis: ${env.TEST_REDIS_URL ?? '(testcontainers)'}\n`,
 );
@@ -22,7 +26,7 @@ const result = spawnSync(
   { cwd: root, env, stdio: 'inherit' },
 );
 process.stderr.write(`[test] finished in ${Math.round((Date.now() - started) / 1000)} s\n`);
-const packages = filter.length ? [] : ['shared', 'api', 'worker', 'upstream-sim', 'e2e'];
+const packages = filter.length ? [] : ['shared', 'api', 'worker', 'upstream-sim', 'payment-sim', 'console', 'e2e'];
 const summary = spawnSync('node', [path.join(root, 'scripts/test-summary.mjs'), ...packages], {
   cwd: root,
   stdio: 'inherit',

@@ -6,7 +6,7 @@ import {
   type ProcessGroup,
   testServiceUrls,
 } from '@mediagate/shared/testing';
-import type IORedis from 'ioredis';
+import type { RedisClient } from '@mediagate/shared';
 
 /** One scenario's world: a fresh database and queue prefix, its processes, and an account with money. */
 export interface BenchEnv {
@@ -14,7 +14,7 @@ export interface BenchEnv {
   redisUrl: string;
   prefix: string;
   database: Database;
-  redis: IORedis;
+  redis: RedisClient;
   group: ProcessGroup;
   env: Record<string, string>;
   key: string;

@@ -45,7 +45,8 @@ describe('video tasks end to end (real processes)', () => {
       { intervalMs: 20, timeoutMs: 30_000 },
     );
     expect(done).toMatchObject({ status: 'succeeded', progress: 100 });
-    expect(done.video_url).toMatch(new RegExp(`^${stack.simUrl}/media/videos/`));
+    // a link of the gateway's own (signed, no key needed), never the vendor's short-lived one
+    expect(done.video_url).toMatch(new RegExp(`^${stack.apiUrl}/media/${id}/video\\.mp4\\?exp=\\d+&sig=`));
     expect(done.completed_at).toEqual(expect.any(Number));
     expect([...seen]).toEqual(expect.arrayContaining(['processing', 'succeeded']));
     const video = await fetch(done.video_url);

@@ -38,7 +38,7 @@ describe('the official openai client', () => {
       { what: 'the task to finish', timeoutMs: 30_000, intervalMs: 100 },
     );
     expect(done.status).toBe('succeeded');
-    expect(done.video_url).toMatch(/\.mp4$/);
+    expect(done.video_url).toMatch(/\/media\/task_\w+\/video\.mp4\?exp=\d+&sig=/);
   });
 
   it('maps a bad key to AuthenticationError and an unknown model to NotFoundError', async () => {

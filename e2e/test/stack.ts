@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
-import { createRedis } from '@mediagate/shared';
+import { createRedis, type RedisClient } from '@mediagate/shared';
 import {
   createTestDatabase,
   freePort,
@@ -9,7 +11,7 @@ import {
   testQueuePrefix,
   testServiceUrls,
 } from '@mediagate/shared/testing';
-import type IORedis from 'ioredis';
+import type { Cluster } from 'ioredis';
 import { Pool } from 'pg';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -25,8 +27,10 @@ export interface Stack {
   simUrl: string;
   env: Record<string, string>;
   pool: Pool;
-  redis: IORedis;
+  redis: RedisClient;
   prefix: string;
+  /** where the local media driver keeps this stack's videos (MEDIA_DIR) */
+  mediaDir: string;
   /** the API process (its output holds the development mailer's e-mails) */
   apiProcess: RunningProcess;
   workers: RunningProcess[];
@@ -56,18 +60,27 @@ export async function startStack(
     reconciler?: boolean;
     env?: Record<string, string>;
     simEnv?: Record<string, string>;
+    /** the URL the processes reach the stack's database by (e.g. through a pooler); checks stay direct */
+    databaseUrl?: (direct: string) => string;
   } = {},
 ): Promise<Stack> {
-  const { redisUrl } = await testServiceUrls();
+  const redisUrl = opts.env?.REDIS_URL ?? (await testServiceUrls()).redisUrl;
+  const redisCluster = opts.env?.REDIS_CLUSTER === 'true';
   const testDb = await createTestDatabase();
   const prefix = testQueuePrefix();
   const [apiPort, simPort] = [await freePort(), await freePort()];
   const simUrl = `http://127.0.0.1:${simPort}`;
+  const mediaDir = await mkdtemp(path.join(os.tmpdir(), 'e2e-media-'));
   const env: Record<string, string> = {
-    DATABASE_URL: testDb.url,
+    MEDIA_DIR: mediaDir,
+    // signed media links point at this stack's API
+    PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
+    DATABASE_URL: opts.databaseUrl?.(testDb.url) ?? testDb.url,
     REDIS_URL: redisUrl,
     QUEUE_PREFIX: prefix,
     DASHSCOPE_BASE_URL: simUrl,
+    // where QR payment providers (the payment simulator, when a test configures it) notify
+    PAYMENT_NOTIFY_BASE_URL: `http://127.0.0.1:${apiPort}`,
     ARK_BASE_URL: simUrl,
     VIDEO_POLL_INTERVAL_MS: '50',
     UPSTREAM_RETRY_BASE_MS: '50',
@@ -134,7 +147,7 @@ export async function startStack(
 
   const pool = new Pool({ connectionString: testDb.url, max: 3 });
   pool.on('error', () => {}); // idle clients die when a drill restarts Postgres
-  const redis = createRedis(redisUrl, 'producer');
+  const redis = createRedis(redisUrl, 'producer', { cluster: redisCluster });
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const cli = (args: string[]) => {
     const r = spawnSync(process.execPath, [ENTRIES.cli, ...args], {
@@ -148,6 +161,7 @@ export async function startStack(
     apiUrl,
     simUrl,
     env,
+    mediaDir,
     pool,
     redis,
     prefix,
@@ -195,6 +209,7 @@ export async function startStack(
       await deleteKeys(redis, prefix);
       redis.disconnect();
       await testDb.drop();
+      await rm(mediaDir, { recursive: true, force: true });
     },
   };
 }
@@ -210,13 +225,17 @@ export function loseQueueData(stack: Stack): Promise<number> {
   return deleteKeys(stack.redis, stack.prefix);
 }
 
-async function deleteKeys(redis: IORedis, prefix: string): Promise<number> {
-  let cursor = '0';
+async function deleteKeys(redis: RedisClient, prefix: string): Promise<number> {
+  // a cluster is scanned node by node (the prefix is a hash tag, so its keys share one slot)
+  const nodes = redis.isCluster ? (redis as Cluster).nodes('master') : [redis];
   let deleted = 0;
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length) deleted += await redis.del(...keys);
-  } while (cursor !== '0');
+  for (const node of nodes) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) deleted += await node.del(...keys);
+    } while (cursor !== '0');
+  }
   return deleted;
 }

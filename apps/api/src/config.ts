@@ -1,7 +1,17 @@
-import { baseEnvSchema, intFromEnv, refineImageCallEnv, ssrfEnvSchema } from '@mediagate/shared';
+import {
+  baseEnvSchema,
+  intFromEnv,
+  mediaEnvSchema,
+  metricsEnvShape,
+  refineImageCallEnv,
+  refineMediaEnv,
+  ssrfEnvSchema,
+} from '@mediagate/shared';
 import { z } from 'zod';
 import { accountsEnvShape } from './config-accounts';
+import { consoleEnvShape } from './config-console';
 import { imagesEnvShape } from './config-images';
+import { paymentsApiEnvShape } from './config-payments';
 
 export const apiEnvSchema = baseEnvSchema
   .extend({
@@ -13,9 +23,14 @@ export const apiEnvSchema = baseEnvSchema
     VIDEO_DEADLINE_MS: intFromEnv(30 * 60_000, 1_000),
     /** how long the API waits for Redis when enqueueing before it leaves the job to the reconciler */
     ENQUEUE_TIMEOUT_MS: intFromEnv(2_000, 10),
-    /** time allowed for in-flight requests to finish on SIGTERM */
+    /** on SIGTERM, how long /readyz answers 503 while requests are still served, before draining */
+    SHUTDOWN_DELAY_MS: intFromEnv(5_000, 0),
+    /** time allowed for in-flight requests to finish once draining */
     SHUTDOWN_GRACE_MS: intFromEnv(10_000, 0),
-    /** how long a replica trusts a key it has seen (a disabled or deleted key works at most this long); 0 = no cache */
+    /**
+     * how long a replica trusts a key it has seen while Redis is unreachable (key changes are
+     * otherwise announced to every replica at once); 0 = no cache
+     */
     AUTH_CACHE_TTL_MS: intFromEnv(2_000, 0).pipe(z.number().max(5_000)),
     /** finished tasks whose answers a replica keeps in memory (they never change); 0 = no cache */
     TASK_CACHE_ENTRIES: intFromEnv(20_000, 0),
@@ -29,11 +44,28 @@ export const apiEnvSchema = baseEnvSchema
     SSE_RESYNC_MS: intFromEnv(30_000, 100),
     /** the reconnection delay an event stream asks clients to use */
     SSE_RETRY_MS: intFromEnv(2_000, 0),
+    /** a request whose headers take longer than this to arrive is answered 408 and closed */
+    HTTP_HEADERS_TIMEOUT_MS: intFromEnv(15_000, 100),
+    /** a request (headers and body) not received within this is answered 408 and closed */
+    HTTP_REQUEST_TIMEOUT_MS: intFromEnv(120_000, 100),
+    /** an idle keep-alive connection is closed after this */
+    HTTP_KEEPALIVE_TIMEOUT_MS: intFromEnv(65_000, 100),
+    ...metricsEnvShape,
+    /** serve /metrics on its own listener (METRICS_HOST:METRICS_PORT) instead of the API port */
+    METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    METRICS_HOST: z.string().default('127.0.0.1'),
     /** SSRF_ALLOW_CIDRS, SSRF_DNS_TIMEOUT_MS: see packages/shared/src/webhooks/ssrf.ts */
     ...ssrfEnvSchema.shape,
+    /** MEDIA_*: storage, links and retention of the videos the gateway keeps */
+    ...mediaEnvSchema.shape,
   })
   .extend(accountsEnvShape)
   .extend(imagesEnvShape)
-  .superRefine(refineImageCallEnv);
+  .extend(paymentsApiEnvShape)
+  .extend(consoleEnvShape)
+  .superRefine((env, ctx) => {
+    refineImageCallEnv(env, ctx);
+    refineMediaEnv(env, ctx);
+  });
 
 export type ApiConfig = z.output<typeof apiEnvSchema>;

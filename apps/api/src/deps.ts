@@ -5,16 +5,20 @@ import type {
   ImageService,
   Logger,
   LruCache,
+  MediaLinkSigner,
+  MediaStorage,
   Metrics,
   ModelCatalog,
   Principal,
+  QrPaymentProvider,
+  RedisClient,
   SsrfPolicy,
   TaskDurations,
 } from '@mediagate/shared';
 import type { Queue } from 'bullmq';
-import type IORedis from 'ioredis';
 import type { ApiConfig } from './config';
 import type { AccountsConfig } from './config-accounts';
+import type { PaymentsApiConfig } from './config-payments';
 import type { Mailer } from './mail/mailer';
 import type { RateLimits } from './middleware/rate-limit';
 import type { PaymentProvider } from './payments/provider';
@@ -23,7 +27,7 @@ import type { TaskEventHub } from './task-events';
 /** Everything the app needs, built once by the process entry and passed down. */
 export interface ApiDeps {
   database: Database;
-  redis: IORedis;
+  redis: RedisClient;
   videoQueue: Queue;
   /** producer side of the callbacks queue (redeliveries) */
   callbacksQueue: Queue;
@@ -40,8 +44,12 @@ export interface ApiDeps {
     | 'SSE_RESYNC_MS'
     | 'SSE_RETRY_MS'
     | 'TASK_RUNNING_CACHE_MS'
+    | 'METRICS_TOKEN'
+    | 'METRICS_PORT'
   > &
-    AccountsConfig;
+    Partial<Pick<ApiConfig, 'CONSOLE_DIR'>> &
+    AccountsConfig &
+    Partial<PaymentsApiConfig>;
   /** synchronous image calls through the upstream channels (charge, call with fail-over, refund) */
   images: ImageService;
   /** the video vendor, for cancels of tasks running upstream (on the channel that accepted them) */
@@ -52,16 +60,25 @@ export interface ApiDeps {
   rateLimits: RateLimits;
   /** QR-code payment providers, reachable at /payments/<name>/notify */
   paymentProviders: readonly PaymentProvider[];
+  /** QR-code top-up providers (Alipay, WeChat Pay) by name, notified at /payments/<name>/notify */
+  qrProviders?: ReadonlyMap<string, QrPaymentProvider>;
   /** the SSRF guard for URLs clients hand us (callbacks, media the upstream fetches) */
   ssrf: SsrfPolicy;
-  /** principals of recently seen keys (see requireApiKey) */
+  /** principals of recently seen keys (see requireApiKey); kept in step by listenForKeyChanges */
   authCache?: LruCache<string, Principal>;
-  /** serialized answers of terminal tasks, by task id, with their owner */
-  taskCache?: LruCache<string, { accountId: string; json: string }>;
+  /** the deployment's Redis namespace (QUEUE_PREFIX): key changes are announced under it */
+  queuePrefix: string;
+  /**
+   * serialized answers of terminal tasks, by task id, with their owner; `until` (ms) bounds an
+   * answer that carries media links (they expire, and a deletion on another replica ends them)
+   */
+  taskCache?: LruCache<string, { accountId: string; json: string; until?: number }>;
   /** task moves from the workers (Redis pub/sub): event streams and the cache of unfinished tasks */
   taskEvents?: TaskEventHub;
   /** durations learned per model (estimated_completion_at) */
   durations?: TaskDurations;
+  /** where succeeded videos are kept, and the signer of their links */
+  media: { storage: MediaStorage; signer: MediaLinkSigner };
   /** Prometheus metrics of this process; /metrics is served when present */
   metrics?: Metrics;
   /** false once shutdown began, so /readyz drains traffic away */

@@ -1,9 +1,14 @@
+// First: starts tracing, which instruments the modules loaded after it.
+import './tracing';
 import type { Server } from 'node:http';
 import {
   createCallbacksQueue,
   createDatabase,
   createLogger,
+  createMediaLinkSigner,
+  createMediaStorage,
   createMetrics,
+  createQrPaymentProviders,
   createRedis,
   createSsrfPolicy,
   createVideoQueue,
@@ -13,25 +18,35 @@ import {
   loadCatalog,
   loadConfig,
   onShutdown,
+  type Principal,
   TaskDurations,
 } from '@mediagate/shared';
 import { buildApp } from './app';
 import { apiEnvSchema } from './config';
+import type { ApiDeps } from './deps';
+import { createApiServer } from './http-server';
+import { listenForKeyChanges } from './key-revocations';
 import { createMailer } from './mail/mailer';
 import { drainUsageRecords } from './middleware/auth';
 import { RateLimits, rateLimitConfig } from './middleware/rate-limit';
 import { createDevPaymentProvider, type PaymentProvider } from './payments/provider';
+import { buildMetricsApp } from './routes/metrics';
 import { TaskEventHub } from './task-events';
+import { tracing } from './tracing';
 import { createUpstreams } from './upstreams';
 
 /** Process entry of the API: wires dependencies, listens, drains on SIGTERM. */
 function main(): void {
   const config = loadConfig(apiEnvSchema);
   const logger = createLogger({ service: 'api', level: config.LOG_LEVEL });
-  const database = createDatabase(config.DATABASE_URL, { max: config.DATABASE_POOL_MAX ?? 20 });
-  const redis = createRedis(config.REDIS_URL, 'producer');
-  const videoQueue = createVideoQueue(redis, config.QUEUE_PREFIX);
-  const callbacksQueue = createCallbacksQueue(redis, config.QUEUE_PREFIX);
+  if (tracing.enabled) logger.info('tracing: exporting spans over OTLP');
+  const database = createDatabase(config.DATABASE_URL, {
+    max: config.DATABASE_POOL_MAX ?? 20,
+    preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
+  });
+  const redis = createRedis(config.REDIS_URL, 'producer', { cluster: config.REDIS_CLUSTER });
+  const videoQueue = createVideoQueue(redis, config.QUEUE_PREFIX, { telemetry: tracing.bullmq });
+  const callbacksQueue = createCallbacksQueue(redis, config.QUEUE_PREFIX, { telemetry: tracing.bullmq });
   const metrics = createMetrics({ service: 'api' });
   metrics.watchQueues(videoQueue, callbacksQueue);
   const ssrf = createSsrfPolicy({
@@ -45,18 +60,37 @@ function main(): void {
   const paymentProviders: PaymentProvider[] = config.PAYMENT_DEV_SECRET
     ? [createDevPaymentProvider(config.PAYMENT_DEV_SECRET, config.PAYMENT_SIGNATURE_TOLERANCE_S)]
     : [];
+  const qrProviders = createQrPaymentProviders(config);
+  if (qrProviders.size > 0 && !config.PAYMENT_NOTIFY_BASE_URL) {
+    logger.warn(
+      'QR top-ups need PAYMENT_NOTIFY_BASE_URL (the public URL providers notify); orders are refused',
+    );
+  }
+  logger.info({ providers: [...qrProviders.keys()] }, 'QR top-up providers');
   if (config.ADMIN_EMAIL && config.ADMIN_PASSWORD) {
     ensureAdminAccount(database.db, { email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD }).then(
       (id) => logger.info({ accountId: id, email: config.ADMIN_EMAIL }, 'admin account ready'),
       (err: unknown) => logger.error({ err }, 'could not set up the admin account'),
     );
   }
+  const authCache =
+    config.AUTH_CACHE_TTL_MS > 0
+      ? new LruCache<string, Principal>(10_000, config.AUTH_CACHE_TTL_MS)
+      : undefined;
+  const stopKeyListener = authCache
+    ? listenForKeyChanges({
+        subscriber: createRedis(config.REDIS_URL, 'producer', { cluster: config.REDIS_CLUSTER }),
+        queuePrefix: config.QUEUE_PREFIX,
+        cache: authCache,
+        logger,
+      })
+    : undefined;
   const taskCache =
     config.TASK_CACHE_ENTRIES > 0
-      ? new LruCache<string, { accountId: string; json: string }>(config.TASK_CACHE_ENTRIES)
+      ? new LruCache<string, { accountId: string; json: string; until?: number }>(config.TASK_CACHE_ENTRIES)
       : undefined;
   const taskEvents = new TaskEventHub(
-    createRedis(config.REDIS_URL, 'worker'),
+    createRedis(config.REDIS_URL, 'worker', { cluster: config.REDIS_CLUSTER }),
     redis,
     config.QUEUE_PREFIX,
     {
@@ -69,10 +103,11 @@ function main(): void {
   );
   taskEvents.start().catch((err: unknown) => logger.error({ err }, 'could not subscribe to task events'));
   let accepting = true;
-  const app = buildApp({
+  const deps: ApiDeps = {
     mailer,
     rateLimits,
     paymentProviders,
+    qrProviders,
     database,
     redis,
     videoQueue,
@@ -84,40 +119,72 @@ function main(): void {
     logger,
     config,
     metrics,
-    authCache: config.AUTH_CACHE_TTL_MS > 0 ? new LruCache(10_000, config.AUTH_CACHE_TTL_MS) : undefined,
+    authCache,
+    queuePrefix: config.QUEUE_PREFIX,
     taskCache,
     taskEvents,
     durations: new TaskDurations(redis, config.QUEUE_PREFIX),
+    media: { storage: createMediaStorage(config), signer: createMediaLinkSigner(config) },
     isAcceptingTraffic: () => accepting,
-  });
-  const server: Server = app.listen(config.PORT, config.HOST, () => {
+  };
+  const app = buildApp(deps);
+  const server: Server = createApiServer(app, config);
+  server.listen(config.PORT, config.HOST, () => {
     const addr = server.address();
     logger.info({ port: typeof addr === 'object' && addr ? addr.port : config.PORT }, 'api listening');
   });
-  server.keepAliveTimeout = 65_000;
   server.on('error', (err) => exitOnStartupError(logger, err));
-
-  onShutdown(logger, async () => {
-    accepting = false;
-    taskEvents.closeStreams();
-    // Let load balancers see /readyz fail, then stop taking connections and finish in-flight ones.
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-      setTimeout(() => {
-        server.closeAllConnections();
-        resolve();
-      }, config.SHUTDOWN_GRACE_MS).unref();
+  let metricsServer: Server | undefined;
+  if (config.METRICS_PORT !== undefined) {
+    metricsServer = createApiServer(buildMetricsApp({ ...deps }), config);
+    metricsServer.listen(config.METRICS_PORT, config.METRICS_HOST, () => {
+      const addr = metricsServer?.address();
+      logger.info(
+        {
+          host: config.METRICS_HOST,
+          port: typeof addr === 'object' && addr ? addr.port : config.METRICS_PORT,
+        },
+        'metrics listening',
+      );
     });
-    await taskEvents.close();
-    await videoQueue.close();
-    await callbacksQueue.close();
-    await upstreams.close();
-    mailer.close();
-    redis.disconnect();
-    await drainUsageRecords(database);
-    await database.close();
-  });
+    metricsServer.on('error', (err) => exitOnStartupError(logger, err));
+  } else if (!config.METRICS_TOKEN) {
+    logger.info('/metrics is off: set METRICS_TOKEN, or METRICS_PORT for a listener of its own');
+  }
+
+  onShutdown(
+    logger,
+    async (signal) => {
+      accepting = false;
+      // Readiness is false from now on; keep serving while load balancers notice it (an
+      // interactive Ctrl-C skips the wait), then stop taking connections and finish in-flight ones.
+      if (signal === 'SIGTERM' && config.SHUTDOWN_DELAY_MS > 0) {
+        logger.info({ delayMs: config.SHUTDOWN_DELAY_MS }, 'not ready; serving until the delay ends');
+        await new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_DELAY_MS));
+      }
+      taskEvents.closeStreams();
+      await new Promise<void>((resolve) => {
+        metricsServer?.close();
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => {
+          server.closeAllConnections();
+          resolve();
+        }, config.SHUTDOWN_GRACE_MS).unref();
+      });
+      await stopKeyListener?.();
+      await taskEvents.close();
+      await videoQueue.close();
+      await callbacksQueue.close();
+      await upstreams.close();
+      mailer.close();
+      redis.disconnect();
+      await drainUsageRecords(database);
+      await database.close();
+      await tracing.shutdown();
+    },
+    config.SHUTDOWN_DELAY_MS + config.SHUTDOWN_GRACE_MS + 15_000,
+  );
 }
 
 try {

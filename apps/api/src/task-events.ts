@@ -4,10 +4,10 @@ import {
   isTerminalEventId,
   type Logger,
   LruCache,
+  type RedisClient,
   type TaskEvent,
   taskEventsChannel,
 } from '@mediagate/shared';
-import type IORedis from 'ioredis';
 
 export interface TaskEventHubOptions {
   /** how long an unfinished task's answer is served from memory (moves replace it at once); 0 = never */
@@ -18,6 +18,25 @@ export interface TaskEventHubOptions {
 }
 
 type Listener = (event: TaskEvent) => void;
+
+/** How long a replica may serve a finished answer carrying media links (as GET /v1/videos/{id}). */
+const LINKED_TASK_CACHE_MS = 30_000;
+
+/**
+ * Until when a finished task's answer may be cached: undefined = forever (no links), null = not
+ * at all (its links have expired), else a bounded time never past the links' expiry.
+ */
+function linkedAnswerUntil(json: string, now: number): number | undefined | null {
+  let expiresAt: unknown;
+  try {
+    expiresAt = (JSON.parse(json) as { expires_at?: unknown }).expires_at;
+  } catch {
+    return null;
+  }
+  if (typeof expiresAt !== 'number') return undefined;
+  const ms = expiresAt * 1000;
+  return ms <= now ? null : Math.min(ms, now + LINKED_TASK_CACHE_MS);
+}
 
 /**
  * This replica's view of task moves, fed by the workers through Redis pub/sub (one subscription
@@ -33,12 +52,12 @@ export class TaskEventHub {
   readonly running?: LruCache<string, TaskEvent>;
 
   constructor(
-    private readonly subscriber: IORedis,
-    private readonly publisher: IORedis,
+    private readonly subscriber: RedisClient,
+    private readonly publisher: RedisClient,
     prefix: string,
     private readonly options: TaskEventHubOptions,
     private readonly logger: Logger,
-    private readonly terminalCache?: LruCache<string, { accountId: string; json: string }>,
+    private readonly terminalCache?: LruCache<string, { accountId: string; json: string; until?: number }>,
   ) {
     this.channel = taskEventsChannel(prefix);
     if (options.runningCacheMs > 0) {
@@ -122,7 +141,9 @@ export class TaskEventHub {
   private deliver(event: TaskEvent): void {
     if (isTerminalEventId(event.eventId)) {
       this.running?.delete(event.taskId);
-      this.terminalCache?.set(event.taskId, { accountId: event.accountId, json: event.json });
+      const until = linkedAnswerUntil(event.json, Date.now());
+      if (until === null) this.terminalCache?.delete(event.taskId);
+      else this.terminalCache?.set(event.taskId, { accountId: event.accountId, json: event.json, until });
     } else {
       this.remember(event);
     }

@@ -25,7 +25,7 @@ export async function consoleAccount(
 
 /** A console request with a session token (as a bearer). */
 export function consoleCall(
-  api: TestApi,
+  api: { url: string },
   method: string,
   path: string,
   session: string | undefined,

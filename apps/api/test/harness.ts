@@ -1,17 +1,25 @@
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import {
   createAccount,
   createCallbacksQueue,
   createDatabase,
   createLogger,
+  createMediaLinkSigner,
   createMetrics,
   createRedis,
   createSsrfPolicy,
+  createQrPaymentProviders,
   createVideoQueue,
   type Database,
   defaultCatalog,
   LruCache,
+  LocalMediaStorage,
   loadConfig,
+  type MediaStorage,
+  type RedisClient,
   type Resolver,
   TaskDurations,
   usdToMicro,
@@ -32,7 +40,7 @@ import { createUpstreams } from '../src/upstreams';
 export interface TestApi {
   url: string;
   database: Database;
-  redis: IORedis;
+  redis: RedisClient;
   videoQueue: Queue;
   callbacksQueue: Queue;
   prefix: string;
@@ -57,6 +65,8 @@ export async function startTestApi(
     /** the SSRF allow-list (default: nothing opened) and a DNS resolver for the SSRF checks */
     ssrfAllowCidrs?: string;
     resolve?: Resolver;
+    /** where media is kept (default: the local driver in a fresh temporary directory) */
+    mediaStorage?: MediaStorage;
   } = {},
 ): Promise<TestApi> {
   const { redisUrl } = await testServiceUrls();
@@ -67,6 +77,7 @@ export async function startTestApi(
   const videoQueue = createVideoQueue(redis, prefix);
   const callbacksQueue = createCallbacksQueue(redis, prefix);
   const logger = createLogger({ service: 'api-test', level: 'silent' });
+  const mediaDir = await mkdtemp(path.join(os.tmpdir(), 'api-media-'));
   const config = {
     // every variable at its default (the environment is not read), then the test's choices
     ...loadConfig(apiEnvSchema, {}),
@@ -114,9 +125,15 @@ export async function startTestApi(
     paymentProviders: config.PAYMENT_DEV_SECRET
       ? [createDevPaymentProvider(config.PAYMENT_DEV_SECRET, config.PAYMENT_SIGNATURE_TOLERANCE_S)]
       : [],
+    qrProviders: createQrPaymentProviders(config),
     metrics,
     taskEvents,
     durations: new TaskDurations(redis, prefix),
+    media: {
+      storage: overrides.mediaStorage ?? new LocalMediaStorage(mediaDir),
+      signer: createMediaLinkSigner(config),
+    },
+    queuePrefix: prefix,
     isAcceptingTraffic: () => true,
   };
   deps.metrics?.watchQueues(videoQueue, callbacksQueue);
@@ -180,6 +197,7 @@ export async function startTestApi(
       redis.disconnect();
       await database.close();
       await testDb.drop();
+      await rm(mediaDir, { recursive: true, force: true });
     },
   };
 }
@@ -224,7 +242,7 @@ export async function expectError(res: Response, status: number, code: string) {
 }
 
 /** Removes the rate-limit counters of a test app (they live under its queue prefix). */
-async function deleteRateLimitKeys(redis: IORedis, prefix: string): Promise<void> {
+async function deleteRateLimitKeys(redis: RedisClient, prefix: string): Promise<void> {
   let cursor = '0';
   do {
     const [next, keys] = await redis

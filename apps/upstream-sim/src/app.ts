@@ -42,7 +42,7 @@ export function buildSimApp(config: SimConfig, logger?: Logger): { app: Express;
   video.register(routes, state);
   imageEdit.register(routes, state);
   arkImages.register(routes, state, pngs);
-  media.register(routes, pngs);
+  media.register(routes, pngs, state);
   control.register(routes, state);
   app.use(routes);
 

@@ -54,6 +54,11 @@ export const simEnvSchema = z.object({
   SIM_ARK_RPM: intFromEnv(0, 0),
   /** a task older than this answers UNKNOWN and is forgotten (the vendor keeps tasks 24 h) */
   SIM_TASK_TTL_MS: intFromEnv(DAY_MS, 1),
+  /** file where video tasks are kept, so a restarted simulator finishes them; unset = memory only */
+  SIM_STATE_FILE: z
+    .string()
+    .optional()
+    .transform((v) => (v && v.length > 0 ? v : undefined)),
 });
 
 export type SimConfig = z.output<typeof simEnvSchema>;

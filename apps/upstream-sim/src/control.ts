@@ -55,6 +55,22 @@ const limitsSchema = z
   })
   .strict();
 
+const videoMediaSchema = z
+  .object({
+    linksExpired: z.boolean().optional(),
+    sizeBytes: z
+      .number()
+      .int()
+      .min(1)
+      .max(2 ** 31)
+      .nullable()
+      .optional(),
+    bytesPerSecond: z.number().int().min(1).nullable().optional(),
+  })
+  .strict();
+
+const videoUsageSchema = z.object({ reportedDuration: z.number().min(0).max(600).nullable() }).strict();
+
 const faultApiQuery = z.object({ api: z.enum(FAULT_APIS).optional() });
 
 function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
@@ -119,6 +135,22 @@ export function register(router: Router, state: SimState): void {
     }
     state.timing = next;
     res.json(state.timing);
+  });
+
+  control.get('/video-media', (_req, res) => {
+    res.json(state.videoMedia);
+  });
+  control.post('/video-media', (req, res) => {
+    state.videoMedia = { ...state.videoMedia, ...parse(videoMediaSchema, req.body) };
+    res.json(state.videoMedia);
+  });
+
+  control.get('/video-usage', (_req, res) => {
+    res.json({ reportedDuration: state.reportedDuration });
+  });
+  control.post('/video-usage', (req, res) => {
+    state.reportedDuration = parse(videoUsageSchema, req.body).reportedDuration;
+    res.json({ reportedDuration: state.reportedDuration });
   });
 
   control.get('/ark-item-failures', (_req, res) => {

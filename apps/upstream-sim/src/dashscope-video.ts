@@ -169,9 +169,9 @@ function taskView(task: VideoTask, now: number, req: Request, state: SimState): 
     output,
     // The vendor is not consistent about types here: SR often arrives as a string.
     usage: {
-      duration: task.duration,
+      duration: state.reportedDuration ?? task.duration,
       input_video_duration: 0,
-      output_video_duration: task.duration,
+      output_video_duration: state.reportedDuration ?? task.duration,
       video_count: 1,
       SR: String(sr),
       size: sr === 720 ? '1280*720' : '1920*1080',

@@ -7,7 +7,24 @@ import {
 } from './config';
 import { FaultRegistry } from './faults';
 import { SlidingWindowLimiter } from './rate-limit';
+import { TaskJournal } from './task-journal';
 import { VideoTaskStore } from './video-tasks';
+
+/** How the vendor's CDN serves result videos (control API `video-media`). */
+export interface VideoMediaSettings {
+  /** every video link answers 403 "Request has expired", as the vendor's does after 24 h */
+  linksExpired: boolean;
+  /** serve the sample clip padded (an MP4 `free` box) to this many bytes; null = the clip as is */
+  sizeBytes: number | null;
+  /** serve video bodies at this rate; null = as fast as possible */
+  bytesPerSecond: number | null;
+}
+
+const defaultVideoMedia = (): VideoMediaSettings => ({
+  linksExpired: false,
+  sizeBytes: null,
+  bytesPerSecond: null,
+});
 
 /** A planned end for upcoming video tasks (control API `video-outcomes`). */
 export interface OutcomePlan {
@@ -56,12 +73,17 @@ export class SimState {
   readonly acceptedKeys: ReadonlySet<string> | null;
   counters: SimCounters = zeroCounters();
   timing: VideoTiming;
+  videoMedia: VideoMediaSettings = defaultVideoMedia();
+  /** the seconds a successful task's `usage.duration` reports; null = the duration asked for */
+  reportedDuration: number | null = null;
   private limitValues: SimLimits;
   private outcomes: OutcomePlan[] = [];
   private arkItemFailures = 0;
 
   constructor(readonly config: SimConfig) {
-    this.tasks = new VideoTaskStore(config.SIM_TASK_TTL_MS);
+    const journal = config.SIM_STATE_FILE ? new TaskJournal(config.SIM_STATE_FILE) : undefined;
+    this.tasks = new VideoTaskStore(config.SIM_TASK_TTL_MS, journal);
+    if (journal) this.tasks.restore(journal.load(config.SIM_TASK_TTL_MS, Date.now()), Date.now());
     this.timing = timingFromConfig(config);
     this.limitValues = limitsFromConfig(config);
     this.submitLimiter = new SlidingWindowLimiter(this.limitValues.dashscopeSubmitRps, 1_000);
@@ -147,6 +169,8 @@ export class SimState {
     this.faults.clear();
     this.outcomes = [];
     this.arkItemFailures = 0;
+    this.videoMedia = defaultVideoMedia();
+    this.reportedDuration = null;
     this.timing = timingFromConfig(this.config);
     this.limitValues = limitsFromConfig(this.config);
     this.submitLimiter.setLimit(this.limitValues.dashscopeSubmitRps);

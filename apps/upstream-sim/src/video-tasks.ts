@@ -1,4 +1,5 @@
 import { MinHeap } from './min-heap';
+import type { TaskJournal } from './task-journal';
 
 export type VideoOutcome = 'SUCCEEDED' | 'FAILED' | 'CANCELED';
 export type VideoStatus = 'PENDING' | 'RUNNING' | VideoOutcome;
@@ -52,7 +53,25 @@ export class VideoTaskStore {
   private readonly tasks = new Map<string, VideoTask>();
   private readonly buckets = new Map<string, Bucket>();
 
-  constructor(private readonly ttlMs: number) {}
+  /** `journal`: where every change is recorded (SIM_STATE_FILE); none = memory only. */
+  constructor(
+    private readonly ttlMs: number,
+    private readonly journal?: TaskJournal,
+  ) {}
+
+  /** Takes back the tasks of a previous run (in submission order); unfinished ones count as running again. */
+  restore(tasks: VideoTask[], now: number): void {
+    for (const task of tasks) {
+      this.tasks.set(task.id, task);
+      task.counted = false;
+      if (task.endsAt > now) {
+        const bucket = this.bucket(task.apiKey, task.model);
+        task.counted = true;
+        bucket.active += 1;
+        bucket.ends.push({ endsAt: task.endsAt, task });
+      }
+    }
+  }
 
   get size(): number {
     return this.tasks.size;
@@ -66,6 +85,7 @@ export class VideoTaskStore {
     task.counted = true;
     bucket.active += 1;
     bucket.ends.push({ endsAt: task.endsAt, task });
+    this.journal?.put(task);
   }
 
   /** The task, or undefined when unknown or older than the retention (the vendor then says UNKNOWN). */
@@ -108,11 +128,13 @@ export class VideoTaskStore {
     task.scheduledAt = now;
     task.endsAt = now;
     this.release(task);
+    this.journal?.put(task);
   }
 
   clear(): void {
     this.tasks.clear();
     this.buckets.clear();
+    this.journal?.clear();
   }
 
   /** Forgets tasks past the retention; they were inserted in time order, so this stops at the first young one. */

@@ -258,6 +258,24 @@ describe('DashScope video query', () => {
     expect(Number(done.body.usage.SR)).toBe(1080);
   });
 
+  it('reports a shorter duration in usage when told to (control video-usage)', async () => {
+    expect((await control(sim.base, '/video-usage', { reportedDuration: 3 })).body).toEqual({
+      reportedDuration: 3,
+    });
+    const created = await submitVideo(
+      sim.base,
+      videoBody({ parameters: { resolution: '720P', duration: 5 } }),
+    );
+    const id = created.body.output.task_id;
+    const done = await waitFor(async () => {
+      const res = await queryVideo(sim.base, id);
+      return res.body.output.task_status === 'SUCCEEDED' ? res : null;
+    });
+    expect(done.body.usage).toMatchObject({ duration: 3, output_video_duration: 3 });
+    expect((await control(sim.base, '/video-usage', { reportedDuration: -1 })).status).toBe(400);
+    await control(sim.base, '/video-usage', { reportedDuration: null });
+  });
+
   it('answers 200 UNKNOWN for an id it never issued', async () => {
     const res = await queryVideo(sim.base, 'no-such-task');
     expect(res.status).toBe(200);

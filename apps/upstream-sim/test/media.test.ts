@@ -105,6 +105,37 @@ describe('media', () => {
     expect(other.body).toEqual({ error: { code: 'not_found', message: 'Unknown route: GET /nothing' } });
   });
 
+  it('makes video links expire, grow (a valid MP4 padded by a free box) and slow down on request', async () => {
+    const url = `${sim.base}/media/videos/task.mp4`;
+    await call(sim.base, 'POST', '/_control/video-media', { body: { linksExpired: true } });
+    const expired = await fetch(url);
+    expect(expired.status).toBe(403);
+    expect(expired.headers.get('content-type')).toContain('application/xml');
+    expect(await expired.text()).toContain('Request has expired');
+
+    const set = await call(sim.base, 'POST', '/_control/video-media', {
+      body: { linksExpired: false, sizeBytes: 1_000_000, bytesPerSecond: 2_000_000 },
+    });
+    expect(set.body).toEqual({ linksExpired: false, sizeBytes: 1_000_000, bytesPerSecond: 2_000_000 });
+    const started = performance.now();
+    const big = Buffer.from(await (await fetch(url)).arrayBuffer());
+    expect(performance.now() - started).toBeGreaterThan(300);
+    expect(big.length).toBe(1_000_000);
+    expect(big.subarray(0, SAMPLE.length).equals(SAMPLE)).toBe(true);
+    expect(big.readUInt32BE(SAMPLE.length)).toBe(1_000_000 - SAMPLE.length);
+    expect(big.toString('latin1', SAMPLE.length + 4, SAMPLE.length + 8)).toBe('free');
+
+    const bad = await call(sim.base, 'POST', '/_control/video-media', { body: { sizeBytes: -1 } });
+    expect(bad.status).toBe(400);
+    await call(sim.base, 'POST', '/_control/reset');
+    expect((await call(sim.base, 'GET', '/_control/video-media')).body).toEqual({
+      linksExpired: false,
+      sizeBytes: null,
+      bytesPerSecond: null,
+    });
+    expect(Buffer.from(await (await fetch(url)).arrayBuffer()).equals(SAMPLE)).toBe(true);
+  });
+
   it('answers /healthz', async () => {
     const res = await fetch(`${sim.base}/healthz`);
     expect(res.status).toBe(200);

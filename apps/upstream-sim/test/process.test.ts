@@ -1,7 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort, startProcess, waitFor } from '@mediagate/shared/testing';
-import { submitVideo } from './helpers';
+import { KEY, queryVideo, submitVideo } from './helpers';
 
 const ENTRY = path.join(__dirname, '..', 'dist', 'main.js');
 
@@ -40,5 +41,94 @@ describe('the built process (dist/main.js)', () => {
     expect(code).toBe(1);
     expect(proc.output()).toContain('SIM_VIDEO_PENDING_MS');
     expect(proc.output()).toContain('invalid configuration');
+  });
+});
+
+describe('SIM_STATE_FILE', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'mg-sim-state-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const start = (port: number, file: string) =>
+    startProcess({
+      name: 'upstream-sim',
+      entry: ENTRY,
+      env: {
+        SIM_PORT: String(port),
+        SIM_HOST: '127.0.0.1',
+        SIM_STATE_FILE: file,
+        SIM_VIDEO_PENDING_MS: '300',
+        SIM_VIDEO_RUNNING_MS: '1500',
+        SIM_DASHSCOPE_SUBMIT_RPS: '0',
+        SIM_DASHSCOPE_MAX_RUNNING: '0',
+      },
+      readyUrl: `http://127.0.0.1:${port}/healthz`,
+    });
+  const status = async (base: string, id: string) =>
+    (await queryVideo(base, id)).body.output as { task_status: string; video_url?: string };
+
+  it('a killed and restarted simulator finishes the tasks it had accepted, on their schedule', async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const file = path.join(dir, 'nested', 'tasks.json');
+    const first = await start(port, file);
+    const running = (await submitVideo(base)).body.output.task_id as string;
+    const canceled = (await submitVideo(base)).body.output.task_id as string;
+    const cancel = await fetch(`${base}/api/v1/tasks/${canceled}/cancel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}` },
+    });
+    expect(cancel.status).toBe(200);
+    const schedule = async () => {
+      const t = (await (await fetch(`${base}/_control/tasks/${running}`)).json()) as Record<string, string>;
+      return [t.submitted_at, t.scheduled_at, t.ends_at];
+    };
+    const before = await schedule();
+    await first.stop('SIGKILL');
+
+    const second = await start(port, file);
+    try {
+      expect(await schedule()).toEqual(before);
+      const done = await waitFor(
+        async () => {
+          const s = await status(base, running);
+          return s.task_status === 'SUCCEEDED' ? s : undefined;
+        },
+        { timeoutMs: 10_000, intervalMs: 100, what: 'the restored task to succeed' },
+      );
+      expect(done.video_url).toMatch(/^http/);
+      expect((await status(base, canceled)).task_status).toBe('CANCELED');
+      // the file was compacted to the live tasks, one line each
+      expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(2);
+    } finally {
+      expect(await second.stop('SIGTERM')).toBe(0);
+    }
+  });
+
+  it('without it, a restarted simulator knows none of them (the default in tests)', async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const env = { SIM_PORT: String(port), SIM_HOST: '127.0.0.1' };
+    const first = await startProcess({
+      name: 'upstream-sim',
+      entry: ENTRY,
+      env,
+      readyUrl: `${base}/healthz`,
+    });
+    const id = (await submitVideo(base)).body.output.task_id as string;
+    await first.stop('SIGKILL');
+    const second = await startProcess({
+      name: 'upstream-sim',
+      entry: ENTRY,
+      env,
+      readyUrl: `${base}/healthz`,
+    });
+    try {
+      expect((await queryVideo(base, id)).body.output.task_status).toBe('UNKNOWN');
+    } finally {
+      await second.stop('SIGTERM');
+    }
   });
 });

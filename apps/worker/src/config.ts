@@ -3,7 +3,11 @@ import {
   catalogEnvSchema,
   imageCallEnvSchema,
   intFromEnv,
+  mediaEnvSchema,
+  metricsEnvShape,
+  paymentsEnvShape,
   refineImageCallEnv,
+  refineMediaEnv,
   ssrfEnvSchema,
   upstreamEnvSchema,
 } from '@mediagate/shared';
@@ -22,6 +26,12 @@ export const workerEnvSchema = baseEnvSchema
     ...catalogEnvSchema.shape,
     /** reconciler: IMAGE_SETTLE_AFTER_MS, the age past which an unsettled image call is refunded in full */
     ...imageCallEnvSchema.shape,
+    /** MEDIA_*: storage, links and retention of the videos the gateway keeps */
+    ...mediaEnvSchema.shape,
+    /** reconciler: ALIPAY_* / WECHATPAY_*, the QR top-up providers it queries and closes orders at */
+    ...paymentsEnvShape,
+    /** reconciler: top-up orders unpaid for longer than this are queried at their provider */
+    TOPUP_RECONCILE_AFTER_MS: intFromEnv(10_000, 0),
     /** roles this process runs, comma-separated; `--role=` on the command line wins */
     WORKER_ROLE: z
       .string()
@@ -30,6 +40,9 @@ export const workerEnvSchema = baseEnvSchema
       .pipe(z.array(z.enum(ROLES)).min(1)),
     /** port of the health (and metrics) server; 0 picks a free one, unset disables it */
     WORKER_HTTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    /** address the health (and metrics) server binds; 0.0.0.0 to reach it from other hosts */
+    WORKER_HTTP_HOST: z.string().default('127.0.0.1'),
+    ...metricsEnvShape,
     /** video jobs one process runs at once (each run is one short upstream call) */
     VIDEO_CONCURRENCY: intFromEnv(50, 1),
     /** time between upstream polls of a running task (the vendor advises about 15 s) */
@@ -70,7 +83,10 @@ export const workerEnvSchema = baseEnvSchema
     RECONCILER_GRACE_MS: intFromEnv(10_000, 0),
     SHUTDOWN_GRACE_MS: intFromEnv(25_000, 0),
   })
-  .superRefine(refineImageCallEnv);
+  .superRefine((env, ctx) => {
+    refineImageCallEnv(env, ctx);
+    refineMediaEnv(env, ctx);
+  });
 
 export type WorkerConfig = z.output<typeof workerEnvSchema>;
 

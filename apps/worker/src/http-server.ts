@@ -1,12 +1,18 @@
 import { createServer, type Server } from 'node:http';
-import { type Database, type Metrics, migrationsApplied } from '@mediagate/shared';
-import type IORedis from 'ioredis';
+import type { RedisClient } from '@mediagate/shared';
+import { bearerMatches, type Database, type Metrics, migrationsApplied } from '@mediagate/shared';
 
-/** /healthz, /readyz and /metrics of a worker process, on their own small HTTP server. */
+/**
+ * /healthz, /readyz and /metrics of a worker process, on their own small HTTP server bound to
+ * `host` (WORKER_HTTP_HOST, 127.0.0.1 unless configured). With `metricsToken`, /metrics answers
+ * only `Authorization: Bearer <token>` (401 otherwise).
+ */
 export function startHealthServer(opts: {
   port: number;
+  host: string;
+  metricsToken?: string;
   database: Database;
-  redis: IORedis;
+  redis: RedisClient;
   isAccepting: () => boolean;
   metrics?: Metrics;
 }): Promise<Server> {
@@ -17,6 +23,15 @@ export function startHealthServer(opts: {
     };
     if (req.url === '/healthz') return send(200, { status: 'ok' });
     if (req.url === '/metrics' && opts.metrics) {
+      if (opts.metricsToken && !bearerMatches(req.headers.authorization, opts.metricsToken)) {
+        return send(401, {
+          error: {
+            message: 'Send the metrics token as a bearer token.',
+            type: 'authentication_error',
+            code: 'invalid_api_key',
+          },
+        });
+      }
       const body = await opts.metrics.registry.metrics();
       res.writeHead(200, { 'content-type': opts.metrics.registry.contentType });
       return res.end(body);
@@ -41,6 +56,6 @@ export function startHealthServer(opts: {
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port, '0.0.0.0', () => resolve(server));
+    server.listen(opts.port, opts.host, () => resolve(server));
   });
 }

@@ -1,3 +1,5 @@
+// First: starts tracing, which instruments the modules loaded after it.
+import './tracing';
 import {
   ChannelPool,
   channelsFromEnv,
@@ -5,18 +7,25 @@ import {
   createDatabase,
   createHttpAgent,
   createLogger,
+  createMediaLinkSigner,
+  createMediaQueue,
+  createMediaStorage,
   createMetrics,
+  createQrPaymentProviders,
   createRedis,
   createSsrfPolicy,
   createSsrfSafeAgent,
   createVideoQueue,
   DashScopeVideoClient,
+  enqueueMediaCopy,
   enqueueNewDeliveries,
   enqueueTaskCallbacks,
   exitOnStartupError,
   imageSettleAfterMs,
   loadCatalog,
   loadConfig,
+  MediaSourceHosts,
+  mediaRetentionMs,
   onShutdown,
   QUEUE_NAMES,
   TaskDurations,
@@ -27,7 +36,9 @@ import { createCallbackProcessor } from './callbacks/dispatcher';
 import { HostLimiter } from './callbacks/host-limiter';
 import { envWithArgs, workerEnvSchema } from './config';
 import { startHealthServer } from './http-server';
+import { createMediaCopyProcessor } from './media/copy-processor';
 import { startReconciler } from './reconciler';
+import { tracing } from './tracing';
 import { PollBudget } from './video/poll-budget';
 import { AdaptivePollScheduler } from './video/poll-scheduler';
 import { createPollSweeper } from './video/poll-sweeper';
@@ -48,12 +59,16 @@ async function main(): Promise<void> {
   const logger = createLogger({ service: `worker:${[...roles].join('+')}`, level: config.LOG_LEVEL });
   const database = createDatabase(config.DATABASE_URL, {
     max: config.DATABASE_POOL_MAX ?? Math.min(config.VIDEO_CONCURRENCY + 5, 30),
+    preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
   });
-  const redis = createRedis(config.REDIS_URL, 'worker');
-  const videoQueue = createVideoQueue(redis, config.QUEUE_PREFIX);
-  const callbacksQueue = createCallbacksQueue(redis, config.QUEUE_PREFIX);
+  const redis = createRedis(config.REDIS_URL, 'worker', { cluster: config.REDIS_CLUSTER });
+  const videoQueue = createVideoQueue(redis, config.QUEUE_PREFIX, { telemetry: tracing.bullmq });
+  const callbacksQueue = createCallbacksQueue(redis, config.QUEUE_PREFIX, { telemetry: tracing.bullmq });
+  if (tracing.enabled) logger.info('tracing: exporting spans over OTLP');
+  const mediaQueue = createMediaQueue(redis, config.QUEUE_PREFIX);
+  const storage = createMediaStorage(config);
   const metrics = createMetrics({ service: `worker:${[...roles].join('+')}` });
-  metrics.watchQueues(videoQueue, callbacksQueue);
+  metrics.watchQueues(videoQueue, callbacksQueue, mediaQueue);
   const stops: Array<() => Promise<void>> = [];
   let accepting = true;
 
@@ -114,13 +129,20 @@ async function main(): Promise<void> {
         enqueueNew: (deliveryIds) => enqueueNewDeliveries(callbacksQueue, deliveryIds),
       },
       metrics,
+      media: {
+        linksFor: (taskId, completedAt) =>
+          signer.linksFor(taskId, new Date(completedAt.getTime() + mediaRetentionMs(config))),
+        copy: (taskId) => enqueueMediaCopy(mediaQueue, taskId),
+      },
     });
-    const workerConnection = createRedis(config.REDIS_URL, 'worker');
+    const workerConnection = createRedis(config.REDIS_URL, 'worker', { cluster: config.REDIS_CLUSTER });
+    const signer = createMediaLinkSigner(config);
     const worker = new Worker(QUEUE_NAMES.video, processor, {
       connection: workerConnection,
       prefix: config.QUEUE_PREFIX,
       concurrency: config.VIDEO_CONCURRENCY,
       lockDuration: config.VIDEO_LOCK_DURATION_MS,
+      telemetry: tracing.bullmq,
       stalledInterval: config.VIDEO_LOCK_DURATION_MS,
     });
     worker.on('failed', (job, err) => logger.error({ err, taskId: job?.id }, 'video job run failed'));
@@ -150,6 +172,63 @@ async function main(): Promise<void> {
       await agent.close();
     });
     logger.info({ concurrency: config.VIDEO_CONCURRENCY }, 'video worker started');
+
+    // Copies of succeeded videos into storage: their own queue, so a slow download never holds
+    // up the terminal moves.
+    const ssrfPolicy = createSsrfPolicy({
+      allowCidrs: config.SSRF_ALLOW_CIDRS,
+      dnsTimeoutMs: config.SSRF_DNS_TIMEOUT_MS,
+    });
+    const copyTimeouts = {
+      connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
+      headersTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
+      bodyTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    };
+    const mediaAgent = createHttpAgent({
+      connectMs: copyTimeouts.connectTimeoutMs,
+      headersMs: copyTimeouts.headersTimeoutMs,
+      bodyMs: copyTimeouts.bodyTimeoutMs,
+    });
+    const mediaPublicAgent = createSsrfSafeAgent(ssrfPolicy, copyTimeouts);
+    const copyProcessor = createMediaCopyProcessor({
+      database,
+      storage,
+      hosts: new MediaSourceHosts(
+        channelsFromEnv(config).filter((c) => c.vendor === 'dashscope'),
+        config.MEDIA_ALLOWED_HOSTS,
+      ),
+      agent: mediaAgent,
+      publicAgent: mediaPublicAgent,
+      logger,
+      metrics,
+      config: {
+        maxBytes: config.MEDIA_MAX_BYTES,
+        timeoutMs: config.MEDIA_COPY_TIMEOUT_MS,
+        attempts: config.MEDIA_COPY_ATTEMPTS,
+        retryBaseMs: config.UPSTREAM_RETRY_BASE_MS,
+        ffmpegPath: config.FFMPEG_PATH,
+      },
+    });
+    const mediaConnection = createRedis(config.REDIS_URL, 'worker', { cluster: config.REDIS_CLUSTER });
+    const mediaWorker = new Worker(QUEUE_NAMES.media, copyProcessor, {
+      connection: mediaConnection,
+      prefix: config.QUEUE_PREFIX,
+      concurrency: config.MEDIA_COPY_CONCURRENCY,
+      lockDuration: config.VIDEO_LOCK_DURATION_MS,
+      stalledInterval: config.VIDEO_LOCK_DURATION_MS,
+    });
+    mediaWorker.on('failed', (job, err) => logger.error({ err, jobId: job?.id }, 'media copy job failed'));
+    mediaWorker.on('error', (err) => logger.error({ err }, 'media worker error'));
+    stops.push(async () => {
+      await mediaWorker.close();
+      mediaConnection.disconnect();
+      await mediaAgent.close();
+      await mediaPublicAgent.close();
+    });
+    logger.info(
+      { driver: storage.driver, concurrency: config.MEDIA_COPY_CONCURRENCY },
+      'media copy worker started',
+    );
   }
 
   if (roles.has('reconciler')) {
@@ -161,6 +240,8 @@ async function main(): Promise<void> {
       logger,
       metrics,
       events: new TaskEventPublisher(redis, config.QUEUE_PREFIX),
+      media: { storage, mediaQueue },
+      topUps: { providers: createQrPaymentProviders(config), afterMs: config.TOPUP_RECONCILE_AFTER_MS },
       config: {
         intervalMs: config.RECONCILER_INTERVAL_MS,
         graceMs: config.RECONCILER_GRACE_MS,
@@ -202,12 +283,13 @@ async function main(): Promise<void> {
       },
       metrics,
     });
-    const workerConnection = createRedis(config.REDIS_URL, 'worker');
+    const workerConnection = createRedis(config.REDIS_URL, 'worker', { cluster: config.REDIS_CLUSTER });
     const worker = new Worker(QUEUE_NAMES.callbacks, processor, {
       connection: workerConnection,
       prefix: config.QUEUE_PREFIX,
       concurrency: config.CALLBACK_CONCURRENCY,
       lockDuration: config.CALLBACK_LOCK_DURATION_MS,
+      telemetry: tracing.bullmq,
       stalledInterval: config.CALLBACK_LOCK_DURATION_MS,
     });
     worker.on('failed', (job, err) => logger.error({ err, deliveryId: job?.id }, 'callback job run failed'));
@@ -228,6 +310,8 @@ async function main(): Promise<void> {
       ? undefined
       : await startHealthServer({
           port: config.WORKER_HTTP_PORT,
+          host: config.WORKER_HTTP_HOST,
+          metricsToken: config.METRICS_TOKEN,
           database,
           redis,
           isAccepting: () => accepting,
@@ -236,7 +320,7 @@ async function main(): Promise<void> {
   if (health) {
     const addr = health.address();
     logger.info(
-      { port: typeof addr === 'object' && addr ? addr.port : undefined },
+      { host: config.WORKER_HTTP_HOST, port: typeof addr === 'object' && addr ? addr.port : undefined },
       'health server listening',
     );
   }
@@ -248,9 +332,11 @@ async function main(): Promise<void> {
       await Promise.all(stops.map((s) => s()));
       await videoQueue.close();
       await callbacksQueue.close();
+      await mediaQueue.close();
       health?.close();
       redis.disconnect();
       await database.close();
+      await tracing.shutdown();
     },
     config.SHUTDOWN_GRACE_MS + 5_000,
   );

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { RedisClient } from '@mediagate/shared';
 import {
   type Database,
   deleteExpiredIdempotencyKeys,
@@ -10,16 +11,18 @@ import {
   listActiveTasks,
   listDueDeliveries,
   type Metrics,
+  type QrPaymentProvider,
+  reconcileTopUpOrders,
   sweepUnsettledImageCalls,
   type TaskRow,
 } from '@mediagate/shared';
 import type { Queue } from 'bullmq';
-import type IORedis from 'ioredis';
+import { type MediaSweepDeps, type MediaSweepResult, sweepMedia } from './media/sweep';
 import { observeTransition } from './video/observe';
 
 export interface ReconcilerDeps {
   database: Database;
-  redis: IORedis;
+  redis: RedisClient;
   videoQueue: Queue;
   /** when given, callback deliveries whose job is gone are enqueued again too */
   callbacksQueue?: Queue;
@@ -28,6 +31,10 @@ export interface ReconcilerDeps {
   /** timeouts are published here (event streams, API caches) when given */
   events?: { publish: (row: TaskRow) => void };
   logger: Logger;
+  /** when given, media copies are retried, lost ones given up, and media past retention deleted */
+  media?: Pick<MediaSweepDeps, 'storage' | 'mediaQueue'>;
+  /** QR top-up providers: orders left unpaid past `afterMs` are queried, credited or closed */
+  topUps?: { providers: ReadonlyMap<string, QrPaymentProvider>; afterMs: number };
   config: {
     intervalMs: number;
     graceMs: number;
@@ -44,6 +51,12 @@ export interface SweepResult {
   callbacksRequeued: number;
   /** image calls left unsettled past their bound, refunded in full */
   imageCallsSettled: number;
+  /** the media pass, when the reconciler has media */
+  media?: MediaSweepResult;
+  /** top-up orders credited after the provider said they were paid (their notification was lost) */
+  topUpsCredited: number;
+  /** top-up orders closed at the provider after their expiry */
+  topUpsExpired: number;
   skipped: boolean;
 }
 
@@ -62,15 +75,33 @@ export async function reconcileOnce(deps: ReconcilerDeps): Promise<SweepResult> 
   const ttl = Math.max(deps.config.intervalMs * 2, 10_000);
   const got = await deps.redis.set(deps.config.lockKey, token, 'PX', ttl, 'NX');
   if (got !== 'OK') {
-    return { requeued: 0, expired: 0, callbacksRequeued: 0, imageCallsSettled: 0, skipped: true };
+    return {
+      requeued: 0,
+      expired: 0,
+      callbacksRequeued: 0,
+      imageCallsSettled: 0,
+      topUpsCredited: 0,
+      topUpsExpired: 0,
+      skipped: true,
+    };
   }
   try {
     const tasks = await sweep(deps);
     const callbacksRequeued = deps.callbacksQueue ? await sweepCallbacks(deps, deps.callbacksQueue) : 0;
     const imageCallsSettled = await sweepImageCalls(deps);
+    const topUps = await sweepTopUps(deps);
     // Idempotency-Key records live 24 hours; drop the expired ones.
     await deleteExpiredIdempotencyKeys(deps.database.db);
-    return { ...tasks, callbacksRequeued, imageCallsSettled, skipped: false };
+    const media = deps.media
+      ? await sweepMedia({
+          ...deps.media,
+          database: deps.database,
+          logger: deps.logger,
+          metrics: deps.metrics,
+          graceMs: deps.config.graceMs,
+        })
+      : undefined;
+    return { ...tasks, callbacksRequeued, imageCallsSettled, media, ...topUps, skipped: false };
   } finally {
     // Release only our own lock (it may have expired and been taken by another replica).
     await deps.redis.eval(
@@ -189,4 +220,19 @@ export function startReconciler(deps: ReconcilerDeps): { stop: () => Promise<voi
       await running;
     },
   };
+}
+
+/** Top-up orders: a provider that cannot be reached must not stop the rest of the sweep. */
+async function sweepTopUps(deps: ReconcilerDeps): Promise<{ topUpsCredited: number; topUpsExpired: number }> {
+  if (!deps.topUps || deps.topUps.providers.size === 0) return { topUpsCredited: 0, topUpsExpired: 0 };
+  try {
+    const r = await reconcileTopUpOrders(deps.database.db, deps.topUps.providers, {
+      afterMs: deps.topUps.afterMs,
+      logger: deps.logger,
+    });
+    return { topUpsCredited: r.credited, topUpsExpired: r.expired };
+  } catch (err) {
+    deps.logger.error({ err }, 'top-up reconciliation failed');
+    return { topUpsCredited: 0, topUpsExpired: 0 };
+  }
 }

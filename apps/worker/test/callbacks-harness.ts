@@ -15,10 +15,10 @@ import {
   QUEUE_NAMES,
   type Resolver,
   usdToMicro,
+  type RedisClient,
 } from '@mediagate/shared';
 import { createTestDatabase, testQueuePrefix, testServiceUrls } from '@mediagate/shared/testing';
 import { type Queue, Worker } from 'bullmq';
-import type IORedis from 'ioredis';
 import { createCallbackProcessor } from '../src/callbacks/dispatcher';
 import { HostLimiter } from '../src/callbacks/host-limiter';
 
@@ -43,7 +43,7 @@ export async function startCallbacksHarness() {
   const testDb = await createTestDatabase();
   const database: Database = createDatabase(testDb.url, { max: 10 });
   const prefix = testQueuePrefix();
-  const redis: IORedis = createRedis(redisUrl, 'worker');
+  const redis: RedisClient = createRedis(redisUrl, 'worker');
   const queue: Queue = createCallbacksQueue(redis, prefix);
   const { accountId, key } = await createAccount(database.db, {
     email: `cb-${prefix}@example.test`,

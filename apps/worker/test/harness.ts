@@ -16,6 +16,7 @@ import {
   newTaskId,
   QUEUE_NAMES,
   type TaskRow,
+  type RedisClient,
   type UpstreamChannel,
   usdToMicro,
 } from '@mediagate/shared';
@@ -27,10 +28,9 @@ import {
   testServiceUrls,
 } from '@mediagate/shared/testing';
 import { type Queue, Worker } from 'bullmq';
-import type IORedis from 'ioredis';
 import type { Agent } from 'undici';
 import type { PollScheduler } from '../src/video/poll-scheduler';
-import { createVideoProcessor } from '../src/video/processor';
+import { createVideoProcessor, type VideoProcessorDeps } from '../src/video/processor';
 import { UpstreamLimiter } from '../src/video/upstream-limiter';
 
 /** The upstream simulator as a real process (video tasks finish in about 150 ms), and its control API. */
@@ -45,7 +45,7 @@ export type Sim = Awaited<ReturnType<typeof startSim>>;
 
 export interface WorkerHarness {
   database: Database;
-  redis: IORedis;
+  redis: RedisClient;
   queue: Queue;
   prefix: string;
   channel: UpstreamChannel;
@@ -64,6 +64,8 @@ export interface WorkerHarness {
     polls?: PollScheduler;
     /** where every move is published */
     events?: { publish: (row: TaskRow) => void };
+    /** the media of successes (signed links, copy enqueue); without it tasks keep the vendor's link */
+    media?: VideoProcessorDeps['media'];
   }) => Worker;
   close: () => Promise<void>;
 }
@@ -86,7 +88,7 @@ export async function startWorkerHarness(
     initialCreditMicroUsd: usdToMicro(100),
   });
   const workers: Worker[] = [];
-  const connections: IORedis[] = [];
+  const connections: RedisClient[] = [];
   const catalog = defaultCatalog();
   return {
     database,
@@ -132,6 +134,7 @@ export async function startWorkerHarness(
         }),
         logger: createLogger({ service: 'worker-test', level: 'silent' }),
         config: { pollIntervalMs: opts.pollIntervalMs ?? 30, retryBaseMs: 20, retryMaxMs: 200 },
+        media: opts.media,
       });
       const connection = createRedis(redisUrl, 'worker');
       connections.push(connection);

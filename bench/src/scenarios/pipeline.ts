@@ -7,6 +7,7 @@ import { cpuBetween, cpuSnapshot } from '../cpu';
 import { benchEnv, VIDEO_BODY } from '../env';
 import { httpLoad, percentiles, round } from '../load';
 import { ratioRow, type Row } from '../report';
+import type { Redis } from 'ioredis';
 
 /**
  * Tasks per second from create to succeeded to callback delivered, with a zero-latency simulator
@@ -114,7 +115,8 @@ export async function pipelineScenario(opts: { quick: boolean }): Promise<Row[]>
     const t0 = Date.now();
     let done = 0;
     const worker = new Worker(`${QUEUE_NAMES.video}-bare`, async () => {}, {
-      connection: e.redis.duplicate(),
+      // the bench's own Redis is a single server (not a cluster)
+      connection: (e.redis as Redis).duplicate(),
       prefix,
       concurrency: 100,
     });

@@ -26,8 +26,15 @@ export async function checkNothingLost(pool: Pool, simSubmitted: number) {
   const { rows: books } = await pool.query(`
     select a.id from accounts a left join ledger_entries l on l.account_id = a.id
     group by a.id having a.balance_micro_usd <> coalesce(sum(l.amount_micro_usd), 0)`);
+  // A task may have been sent upstream once: those that hold an upstream id, and those whose
+  // submit was marked started and never answered (a worker killed mid-call; the task then fails
+  // as upstream_submit_interrupted and is never sent again). The upstream may or may not have
+  // received that one call, so each such task allows at most one submission the gateway never
+  // recorded; anything beyond is a second submission.
   const { rows: submitted } = await pool.query(
-    `select count(*)::int as n from tasks where upstream_task_id is not null`,
+    `select count(*)::int as n from tasks
+     where upstream_task_id is not null
+        or (submit_started_at is not null and error_code = 'upstream_submit_interrupted')`,
   );
   return {
     counts,
@@ -38,7 +45,7 @@ export async function checkNothingLost(pool: Pool, simSubmitted: number) {
     wrongRefunds: wrongRefunds.length,
     uncharged: uncharged.length,
     booksOff: books.length,
-    /** upstream submissions beyond one per task that holds an upstream id */
+    /** upstream submissions beyond one per task that was (or may have been) sent upstream */
     extraSubmissions: simSubmitted - submitted[0].n,
   };
 }

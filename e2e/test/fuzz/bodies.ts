@@ -1,4 +1,5 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import type { GeneratedPart } from '@mediagate/shared/testing';
 import fc from 'fast-check';
 import { type Json, toText, weirdString } from './json';
 
@@ -191,11 +192,17 @@ const fileData = fc.oneof(
   fc.integer({ min: 1, max: 300_000 }).map((n) => Buffer.concat([TINY_PNG, Buffer.alloc(n, 7)])),
 );
 
-function multipartBytes(fields: Array<[string, string]>, files: FilePart[], boundary: string): Buffer {
+function multipartBytes(
+  fields: Array<[string, string | Buffer]>,
+  files: FilePart[],
+  boundary: string,
+): Buffer {
   const parts: Buffer[] = [];
   for (const [name, value] of fields) {
     parts.push(
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`),
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n`),
+      Buffer.from(value),
+      Buffer.from('\r\n'),
     );
   }
   for (const f of files) {
@@ -220,10 +227,12 @@ export function encodedMultipart(template: unknown, files: FilePart[] = []): fc.
   const base = formFields(template);
   const fieldEdits = fc.array(
     fc.record({
-      kind: fc.constantFrom('drop', 'value', 'add', 'add'),
+      kind: fc.constantFrom('drop', 'value', 'add', 'add', 'bytes', 'many'),
       at: fc.nat(),
       name: fc.oneof(fc.constantFrom(...FIELD_NAMES), fc.string({ maxLength: 20 })),
       value: weirdString,
+      bytes: badUtf8,
+      count: fc.integer({ min: 40, max: 120 }),
     }),
     { maxLength: 3 },
   );
@@ -260,12 +269,18 @@ export function encodedMultipart(template: unknown, files: FilePart[] = []): fc.
       fc.constantFrom('fuzzBoundary123', 'x', 'b'.repeat(100), '"quoted"'),
     )
     .map(([fe, fi, broken, cut, boundary]) => {
-      const fields = base.map((f): [string, string] => [...f]);
+      const fields = base.map((f): [string, string | Buffer] => [...f]);
       for (const e of fe) {
         const i = fields.length ? e.at % fields.length : 0;
         if (e.kind === 'drop') fields.splice(i, 1);
         else if (e.kind === 'value' && fields[i]) fields[i] = [fields[i]![0], e.value];
-        else fields.push([e.name, e.value]);
+        else if (e.kind === 'bytes' && fields[i]) {
+          // a valid value with bytes that are no UTF-8 (a CESU-8 surrogate, an overlong form, 0xFF)
+          const [name, value] = fields[i]!;
+          fields[i] = [name, Buffer.concat([Buffer.from(value), e.bytes])];
+        } else if (e.kind === 'many') {
+          for (let n = 0; n < e.count; n++) fields.push([`f${n}`, 'x']);
+        } else fields.push([e.name, e.value]);
       }
       const parts = files.map((f) => ({ ...f }));
       for (const e of fi) {
@@ -287,4 +302,43 @@ export function encodedMultipart(template: unknown, files: FilePart[] = []): fc.
         body = Buffer.from(body.toString('latin1').replace(/\r\n\r\n/g, '\r\n'), 'latin1');
       return { headers: { 'content-type': type }, body };
     });
+}
+
+/** Bytes a UTF-8 decoder must refuse or replace: surrogates encoded (CESU-8), overlong, stray. */
+const badUtf8 = fc.constantFrom(
+  Buffer.from([0xed, 0xa0, 0x80]),
+  Buffer.from([0xed, 0xbf, 0xbf]),
+  Buffer.from([0xed, 0xa0, 0xbd, 0xed, 0xb8, 0x80]),
+  Buffer.from([0xc0, 0xaf]),
+  Buffer.from([0xff, 0xfe]),
+  Buffer.from([0xe2, 0x82]),
+);
+
+/** How big a generated field or file is: mostly small, sometimes past a field's or the body's limit. */
+const partSize = fc.oneof(
+  { weight: 4, arbitrary: fc.integer({ min: 1, max: 64 }) },
+  { weight: 2, arbitrary: fc.integer({ min: 60 * 1024, max: 200 * 1024 }) },
+  { weight: 2, arbitrary: fc.integer({ min: 1024 * 1024, max: 3 * 1024 * 1024 }) },
+  { weight: 1, arbitrary: fc.integer({ min: 10 * 1024 * 1024, max: 45 * 1024 * 1024 }) },
+);
+
+/**
+ * An oversized or crowded multipart form, generated while it is sent: up to 80 text fields and a
+ * few files of up to 45 MB each (hundreds of MB in all at most), named like the route's own fields
+ * or not. The API must refuse it with a 4xx in the error shape, without its memory growing.
+ */
+export function oversizedForm(template: unknown, fileFields: string[] = []): fc.Arbitrary<GeneratedPart[]> {
+  const names = [...formFields(template).map(([n]) => n), 'pad', 'metadata[x]'];
+  return fc
+    .tuple(
+      fc.array(fc.tuple(fc.constantFrom(...names), partSize), { minLength: 1, maxLength: 80 }),
+      fc.array(fc.tuple(fc.constantFrom(...fileFields, 'file'), partSize), { maxLength: 4 }),
+    )
+    .map(([fields, files]) => [
+      ...fields.map(([name, bytes], i) => ({
+        name: i === 0 ? name : `${name}${i % 3 === 0 ? '' : i}`,
+        bytes,
+      })),
+      ...files.map(([name, bytes], i) => ({ name, bytes, filename: `f${i}.png` })),
+    ]);
 }

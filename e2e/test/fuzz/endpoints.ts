@@ -1,6 +1,14 @@
 import { createHmac } from 'node:crypto';
+import type { GeneratedPart } from '@mediagate/shared/testing';
 import fc from 'fast-check';
-import { type EncodedBody, encodedJson, encodedMultipart, type FilePart, TINY_PNG } from './bodies';
+import {
+  type EncodedBody,
+  encodedJson,
+  encodedMultipart,
+  type FilePart,
+  oversizedForm,
+  TINY_PNG,
+} from './bodies';
 import { authHeaders, type Credentials, oddHeaders, pathSegment, queryString } from './http-parts';
 import { anyJson, mutatedJson } from './json';
 import { type FuzzRequest, printable } from './kit';
@@ -52,6 +60,44 @@ export const ENDPOINTS: Endpoint[] = [
   // the pool's tasks are finished or foreign, so each stream ends after one event (or is a 404)
   { method: 'GET', path: '/v1/videos/:taskId/events', auth: 'key', runs: 240 },
   { method: 'POST', path: '/v1/videos/:taskId/cancel', auth: 'key', runs: 480 },
+  { method: 'GET', path: '/v1/videos/:taskId/content', auth: 'key', query: ['variant'], runs: 480 },
+  {
+    method: 'POST',
+    path: '/v1/videos/:taskId/remix',
+    auth: 'key',
+    json: () => ({ prompt: 'make it rain' }),
+    form: { fields: () => ({ prompt: 'make it rain' }) },
+    runs: 240,
+  },
+  {
+    method: 'POST',
+    path: '/v1/videos/edits',
+    auth: 'key',
+    json: (k) => ({ prompt: 'make it rain', video: { id: k.ids.taskId?.[0] } }),
+    form: { fields: (k) => ({ prompt: 'make it rain', video: { id: k.ids.taskId?.[0] } }) },
+    runs: 180,
+  },
+  {
+    method: 'POST',
+    path: '/v1/videos/extensions',
+    auth: 'key',
+    json: (k) => ({ prompt: 'go on', seconds: '4', video: { id: k.ids.taskId?.[0] } }),
+    form: { fields: (k) => ({ prompt: 'go on', seconds: '4', video: { id: k.ids.taskId?.[0] } }) },
+    runs: 180,
+  },
+  {
+    method: 'POST',
+    path: '/v1/videos/characters',
+    auth: 'key',
+    form: {
+      fields: () => ({ name: 'cat' }),
+      files: [{ field: 'video', filename: 'cat.png', type: 'image/png', data: TINY_PNG }],
+    },
+    runs: 120,
+  },
+  { method: 'GET', path: '/v1/videos/characters/:characterId', auth: 'key', runs: 120 },
+  // after the routes that read a task's video: this one deletes it
+  { method: 'DELETE', path: '/v1/videos/:taskId', auth: 'key', runs: 360 },
   { method: 'GET', path: '/v1/videos/:taskId/callbacks', auth: 'key', runs: 360 },
   { method: 'POST', path: '/v1/videos/:taskId/callbacks/:deliveryId/redeliver', auth: 'key', runs: 480 },
   { method: 'GET', path: '/v1/webhooks/secret', auth: 'key', runs: 180 },
@@ -142,8 +188,76 @@ export const ENDPOINTS: Endpoint[] = [
   },
   { method: 'DELETE', path: '/console/api/tokens/:tokenId', auth: 'session', runs: 300 },
   { method: 'GET', path: '/console/api/balance', auth: 'session', runs: 180 },
-  { method: 'GET', path: '/console/api/ledger', auth: 'session', query: ['limit', 'before'], runs: 360 },
-  { method: 'GET', path: '/console/api/usage', auth: 'session', query: ['limit', 'before'], runs: 360 },
+  {
+    method: 'GET',
+    path: '/console/api/ledger',
+    auth: 'session',
+    query: ['limit', 'before', 'kind'],
+    runs: 360,
+  },
+  {
+    method: 'GET',
+    path: '/console/api/usage',
+    auth: 'session',
+    query: ['limit', 'before', 'model'],
+    runs: 360,
+  },
+  { method: 'GET', path: '/console/api/usage/summary', auth: 'session', query: ['days', 'tz'], runs: 180 },
+  { method: 'GET', path: '/console/api/models', auth: 'session', runs: 60 },
+  {
+    method: 'POST',
+    path: '/console/api/password/forgot',
+    auth: 'none',
+    json: (k) => ({ email: k.email }),
+    runs: 120,
+  },
+  {
+    method: 'POST',
+    path: '/console/api/password/reset',
+    auth: 'none',
+    json: (k) => ({ email: k.email, code: '123456', password: 'a new password 1' }),
+    runs: 180,
+  },
+  {
+    method: 'POST',
+    path: '/console/api/password/change',
+    auth: 'session',
+    // a wrong current password: the fuzzer's account keeps its own
+    json: () => ({ current_password: 'not the password', new_password: 'another password 2' }),
+    runs: 120,
+  },
+  {
+    method: 'GET',
+    path: '/console/api/videos',
+    auth: 'session',
+    query: ['limit', 'after', 'status'],
+    runs: 180,
+  },
+  { method: 'GET', path: '/console/api/videos/:taskId', auth: 'session', runs: 120 },
+  { method: 'GET', path: '/console/api/videos/:taskId/callbacks', auth: 'session', runs: 90 },
+  {
+    method: 'POST',
+    path: '/console/api/videos/:taskId/callbacks/:deliveryId/redeliver',
+    auth: 'session',
+    runs: 90,
+  },
+  { method: 'GET', path: '/console/api/webhooks/secret', auth: 'session', runs: 60 },
+  { method: 'POST', path: '/console/api/webhooks/secret/rotate', auth: 'session', runs: 60 },
+  { method: 'GET', path: '/console/api/webhooks/settings', auth: 'session', runs: 60 },
+  {
+    method: 'POST',
+    path: '/console/api/webhooks/settings',
+    auth: 'session',
+    json: () => ({ video_processing: true }),
+    runs: 90,
+  },
+  {
+    method: 'POST',
+    path: '/console/api/webhooks/test',
+    auth: 'session',
+    json: (k) => ({ url: k.ids.callbackUrl?.[0] ?? 'https://93.184.216.34/hook' }),
+    runs: 60,
+  },
 
   // /admin/api (an admin session)
   {
@@ -208,6 +322,9 @@ export const ENDPOINTS: Endpoint[] = [
     runs: 600,
   },
 
+  // signed media links (no key): real links of the first task, and odd ones
+  { method: 'GET', path: '/media/:taskId/:file', auth: 'none', query: ['exp', 'sig'], runs: 480 },
+
   // the logout ends the session it is sent with: last of the console routes
   { method: 'POST', path: '/console/api/logout', auth: 'session', runs: 120 },
 ];
@@ -267,17 +384,32 @@ export function requestsFor(e: Endpoint, k: Known): fc.Arbitrary<FuzzRequest> {
             { weight: 1, arbitrary: fc.constantFrom(...BAD_SIGNATURES) },
           )
         : fc.constant(null),
+      oversized:
+        e.json || e.form
+          ? fc.oneof(
+              { weight: 40, arbitrary: fc.constant<GeneratedPart[] | null>(null) },
+              {
+                weight: 1,
+                arbitrary: oversizedForm(
+                  e.form?.fields(k) ?? e.json!(k),
+                  e.form?.files?.map((f) => f.field),
+                ),
+              },
+            )
+          : fc.constant<GeneratedPart[] | null>(null),
     })
-    .map(({ segments, query, auth, odd, body, chunked, signature }) => {
+    .map(({ segments, query, auth, odd, body, chunked, signature, oversized }) => {
       let i = 0;
       const path = e.path.replace(/:(\w+)/g, () => segments[i++]!) + query;
-      const req: FuzzRequest = {
-        method: e.method,
-        path,
-        headers: { ...odd, ...auth, ...body.headers },
-        body: body.body,
-        chunked: chunked && body.body !== undefined,
-      };
+      const req: FuzzRequest = oversized
+        ? { method: e.method, path, headers: framingFree({ ...odd, ...auth }), streamedForm: oversized }
+        : {
+            method: e.method,
+            path,
+            headers: { ...odd, ...auth, ...body.headers },
+            body: body.body,
+            chunked: chunked && body.body !== undefined,
+          };
       if (e.signed) {
         if (signature === null)
           req.sign = (b) => ({ 'x-payment-signature': devSignature(k.paymentSecret, b) });
@@ -285,4 +417,11 @@ export function requestsFor(e: Endpoint, k: Known): fc.Arbitrary<FuzzRequest> {
       }
       return printable(req);
     });
+}
+
+/** Headers without the ones that frame a body (a streamed form frames itself). */
+function framingFree(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).filter(([k]) => !/^(content-length|transfer-encoding|content-type)$/i.test(k)),
+  );
 }

@@ -89,7 +89,31 @@ const hugeString = fc
   .tuple(fc.constantFrom('a', 'é', '😀', '\u0000', ' ', '\\', '"'), fc.integer({ min: 300, max: 100_000 }))
   .map(([c, n]) => c.repeat(n));
 
+/**
+ * A UTF-16 code unit that is not half of a pair, or a pair in the wrong order: what `"\ud800"` in
+ * JSON produces, which no database or UTF-8 encoder can take as it is.
+ */
+const unpairedUnit = fc.oneof(
+  fc.integer({ min: 0xd800, max: 0xdbff }).map((c) => String.fromCharCode(c)),
+  fc.integer({ min: 0xdc00, max: 0xdfff }).map((c) => String.fromCharCode(c)),
+  fc.constantFrom('\udc00\ud800', '\ud83d\ud83d', '\ude00\ud83d'),
+);
+
+/** `text` with an unpaired code unit inserted at `at` (mod its length + 1), the rest left valid. */
+export const withUnpaired = (text: string, unit: string, at: number): string => {
+  const i = at % (text.length + 1);
+  // never split an existing pair
+  const j = i > 0 && /[\ud800-\udbff]/.test(text[i - 1]!) ? i - 1 : i;
+  return text.slice(0, j) + unit + text.slice(j);
+};
+
+/** A string with unpaired code units somewhere in it. */
+export const unpairedString: fc.Arbitrary<string> = fc
+  .tuple(fc.string({ maxLength: 20 }), unpairedUnit, fc.nat())
+  .map(([text, unit, at]) => withUnpaired(text, unit, at));
+
 export const weirdString: fc.Arbitrary<string> = fc.oneof(
+  { weight: 2, arbitrary: unpairedString },
   { weight: 3, arbitrary: fc.string({ maxLength: 30 }) },
   { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 20 }) },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }) },
@@ -176,8 +200,11 @@ export const anyJson: fc.Arbitrary<Json> = fc.letrec<{ value: Json; arr: Json; o
 })).value;
 
 interface Mutation {
-  kind: 'drop' | 'replace' | 'same-type' | 'add' | 'duplicate' | 'wrap' | 'stringify' | 'root';
+  kind: 'drop' | 'replace' | 'same-type' | 'add' | 'duplicate' | 'wrap' | 'stringify' | 'root' | 'unpaired';
   at: number;
+  /** for `unpaired`: the code unit put into a string that stays otherwise valid, and where */
+  unit: string;
+  pos: number;
   key: string;
   value: Json;
   /** for `same-type`: what replaces a number, and what replaces a string */
@@ -197,7 +224,11 @@ const mutation: fc.Arbitrary<Mutation> = fc.record({
     'wrap',
     'stringify',
     'root',
+    'unpaired',
+    'unpaired',
   ),
+  unit: unpairedUnit,
+  pos: fc.nat(),
   // unbiased: fast-check leans to small numbers, which would mutate the first fields only
   at: fc.noBias(fc.nat()),
   key: jsonKey,
@@ -266,6 +297,17 @@ function applyMutation(doc: Json, mutation: Mutation): Json {
     case 'stringify':
       setAt(s, raw(JSON.stringify(toText(getAt(s)))));
       break;
+    case 'unpaired': {
+      // a valid value (a URL, a prompt, a key) with one bad code unit: past every other check
+      const old = getAt(s);
+      if (old.t === 'raw' && old.text.startsWith('"')) {
+        setAt(s, raw(JSON.stringify(withUnpaired(JSON.parse(old.text) as string, m.unit, m.pos))));
+      } else if (s.parent.t === 'obj') {
+        const [key, value] = s.parent.entries[s.index]!;
+        s.parent.entries[s.index] = [withUnpaired(key, m.unit, m.pos), value];
+      }
+      break;
+    }
   }
   return doc;
 }

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { type GeneratedPart, processMemory, sendStreamedForm } from '@mediagate/shared/testing';
 import fc from 'fast-check';
 import type { Stack } from '../stack';
 
@@ -8,6 +9,8 @@ import type { Stack } from '../stack';
 /** Fixed so a CI run is reproducible; override with FUZZ_SEED to explore, FUZZ_RUNS_SCALE for more runs. */
 export const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? 20_240_611);
 const RUNS_SCALE = Number(process.env.FUZZ_RUNS_SCALE ?? 1);
+/** The API process's resident memory may never pass this while fuzzed (oversized bodies included). */
+export const FUZZ_RSS_CEILING_BYTES = 400 * 1024 * 1024;
 
 export interface FuzzRequest {
   method: string;
@@ -19,6 +22,8 @@ export interface FuzzRequest {
   chunked?: boolean;
   /** computes extra headers over the final body just before sending (signatures) */
   sign?: (body: Buffer) => Record<string, string>;
+  /** instead of `body`: a multipart form generated while it is sent (hundreds of MB, never held) */
+  streamedForm?: GeneratedPart[];
 }
 
 export interface FuzzAnswer {
@@ -31,6 +36,16 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 
 /** One request over a real socket; rejects only when no answer arrives (connection error, timeout). */
 export async function send(baseUrl: string, req: FuzzRequest, timeoutMs = 20_000): Promise<FuzzAnswer> {
+  if (req.streamedForm) {
+    const r = await sendStreamedForm(baseUrl + req.path, {
+      method: req.method,
+      headers: req.headers,
+      parts: req.streamedForm,
+      timeoutMs: 60_000,
+    });
+    if (r.status === null) throw new Error(`no answer to a streamed form (${r.error ?? 'closed'})`);
+    return { status: r.status, headers: r.headers, text: r.body };
+  }
   try {
     return await sendOnce(baseUrl, req, timeoutMs);
   } catch (err) {
@@ -125,8 +140,9 @@ const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…(${s.
 
 /** A short, printable account of a request for failure messages (bodies can be megabytes). */
 export function describeRequest(req: FuzzRequest): string {
-  const body =
-    req.body === undefined
+  const body = req.streamedForm
+    ? `(streamed form: ${req.streamedForm.map((p) => `${p.name}${p.filename ? ' (file)' : ''}=${p.bytes} B`).join(', ')})`
+    : req.body === undefined
       ? '(no body)'
       : JSON.stringify(clip(Buffer.from(req.body).toString('latin1'), 600));
   const headers = Object.entries(req.headers)
@@ -157,7 +173,13 @@ export async function fuzz(
       fc.asyncProperty(requests, async (req) => {
         const res = await send(stack.apiUrl, req);
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-        const problem = problemWith(req, res);
+        const { rssBytes, peakRssBytes } = processMemory(stack.apiProcess.child.pid!);
+        const mb = (n: number) => Math.round(n / 1024 / 1024);
+        const problem =
+          problemWith(req, res) ??
+          (Math.max(rssBytes, peakRssBytes) > FUZZ_RSS_CEILING_BYTES
+            ? `the API's memory reached ${mb(peakRssBytes)} MB (RSS now ${mb(rssBytes)} MB), over the ${mb(FUZZ_RSS_CEILING_BYTES)} MB ceiling`
+            : null);
         if (problem) throw new Error(`${problem}\n  answer ${res.status}: ${clip(res.text, 600)}`);
       }),
       { seed: FUZZ_SEED, numRuns: runs },
@@ -174,8 +196,9 @@ export async function fuzz(
   }
 }
 
-/** The API process is still running, answers /healthz, and logged no unhandled error. */
+/** The API process is still running, answers /healthz, logged no unhandled error, and stayed under the memory ceiling. */
 export async function expectApiAlive(stack: Stack): Promise<void> {
+  expect(processMemory(stack.apiProcess.child.pid!).peakRssBytes).toBeLessThan(FUZZ_RSS_CEILING_BYTES);
   expect(stack.apiProcess.child.exitCode).toBeNull();
   expect(stack.apiProcess.child.signalCode).toBeNull();
   const res = await send(stack.apiUrl, { method: 'GET', path: '/healthz', headers: {} });
@@ -197,6 +220,7 @@ export const FUZZ_ENV: Record<string, string> = {
   ADMIN_EMAIL: 'ops@example.test',
   ADMIN_PASSWORD: 'operator-password-1',
   PAYMENT_DEV_SECRET: 'fuzz-payment-secret',
+  METRICS_TOKEN: 'fuzz-metrics-token-0123',
   SSRF_DNS_TIMEOUT_MS: '200',
 };
 

@@ -54,6 +54,7 @@ const PREFIXES = [
   '/admin/api',
   '/admin',
   '/payments',
+  '/media',
   '/healthz',
 ];
 

@@ -107,6 +107,8 @@ async function prepare(stack: Stack): Promise<Known> {
       queue: ['video-tasks', 'callbacks'],
       provider: ['dev'],
       callbackUrl: [callbackUrl],
+      characterId: ['char_123'],
+      file: ['video.mp4', 'thumbnail.jpg'],
     },
   };
 }

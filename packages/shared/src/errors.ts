@@ -4,6 +4,8 @@
  */
 export const ERROR_CODES = {
   invalid_request: { status: 400, type: 'invalid_request_error' },
+  /** an OpenAI video operation this gateway's models cannot do (remix, edit, extend, characters) */
+  unsupported_operation: { status: 400, type: 'invalid_request_error' },
   invalid_api_key: { status: 401, type: 'authentication_error' },
   invalid_session: { status: 401, type: 'authentication_error' },
   invalid_credentials: { status: 401, type: 'authentication_error' },
@@ -12,10 +14,21 @@ export const ERROR_CODES = {
   permission_denied: { status: 403, type: 'permission_error' },
   model_not_found: { status: 404, type: 'not_found_error' },
   not_found: { status: 404, type: 'not_found_error' },
+  /** the task's video is past its retention (or the vendor's link died before a copy was made) */
+  video_expired: { status: 404, type: 'not_found_error' },
+  /** the task's video was deleted by its owner */
+  video_deleted: { status: 404, type: 'not_found_error' },
+  /** the task has not succeeded (yet): there is no video */
+  video_not_ready: { status: 404, type: 'not_found_error' },
+  /** the video is kept, but not this variant of it (no first frame could be made, or not yet) */
+  thumbnail_unavailable: { status: 404, type: 'not_found_error' },
+  /** a media link whose signature does not match */
+  invalid_media_link: { status: 403, type: 'permission_error' },
   method_not_allowed: { status: 405, type: 'invalid_request_error' },
   conflict: { status: 409, type: 'invalid_request_error' },
   request_too_large: { status: 413, type: 'invalid_request_error' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error' },
+  range_not_satisfiable: { status: 416, type: 'invalid_request_error' },
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error' },
   server_error: { status: 500, type: 'server_error' },
   service_unavailable: { status: 503, type: 'server_error' },

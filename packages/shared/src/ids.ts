@@ -59,3 +59,8 @@ export function randomBase62(length: number): string {
 }
 
 export const TASK_ID_PATTERN = /^task_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** Top-up orders are `top_` + a ULID: the merchant order number sent to the payment provider. */
+export function newTopUpOrderId(): string {
+  return `top_${ulid()}`;
+}

@@ -11,8 +11,12 @@ export type {
   CallbackAttemptRow,
   CallbackDeliveryRow,
   DeliveryStatus,
+  TaskMediaRow,
+  TaskMediaStatus,
   TaskRow,
   TaskStatus,
+  TopUpOrderRow,
+  TopUpOrderStatus,
 } from './db/schema';
 export * as schema from './db/schema';
 export * from './errors';
@@ -22,9 +26,12 @@ export * from './ids';
 export * from './images';
 export * from './log';
 export * from './lru';
+export * from './media';
 export * from './metrics';
+export * from './payments';
 export * from './process';
 export * from './queue';
 export * from './tasks';
+export * from './tracing/spans';
 export * from './upstream';
 export * from './webhooks';

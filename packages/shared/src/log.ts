@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { traceFields } from './tracing/spans';
 
 export type { Logger };
 
@@ -15,12 +16,16 @@ const REDACT_PATHS = [
   '*.password',
 ];
 
-/** A pino logger for one process; `service` names the process (api, worker:video, ...). */
+/**
+ * A pino logger for one process; `service` names the process (api, worker:video, ...). Lines
+ * written inside a traced operation carry its `trace_id` and `span_id`.
+ */
 export function createLogger(opts: { service: string; level?: string }): Logger {
   return pino({
     level: opts.level ?? 'info',
     base: { service: opts.service },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
+    mixin: traceFields,
   });
 }

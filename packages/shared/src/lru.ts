@@ -37,6 +37,18 @@ export class LruCache<K, V> {
     this.map.delete(key);
   }
 
+  /** Removes every entry whose value matches; returns how many (a scan of the whole cache). */
+  deleteWhere(matches: (value: V) => boolean): number {
+    let removed = 0;
+    for (const [key, entry] of this.map) {
+      if (matches(entry.value)) {
+        this.map.delete(key);
+        removed++;
+      }
+    }
+    return removed;
+  }
+
   clear(): void {
     this.map.clear();
   }

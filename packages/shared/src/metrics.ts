@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
@@ -14,7 +15,24 @@ export function boundedLabel(value: string | undefined, allowed: ReadonlySet<str
  * build several). Names and labels follow Prometheus conventions; every label takes a bounded set
  * of values (routes are Express patterns, codes are vendor codes or `other`).
  */
-export function createMetrics(opts: { service: string; defaultMetrics?: boolean }) {
+export function createMetrics(opts: {
+  service: string;
+  defaultMetrics?: boolean;
+  /** how long queue depths read from Redis are reused between scrapes (bounds a scrape's cost) */
+  queueGaugeTtlMs?: number;
+}) {
+  const queueGaugeTtlMs = opts.queueGaugeTtlMs ?? 5_000;
+  let queueCounts: { at: number; read: Promise<Array<[string, Record<string, number>]>> } | undefined;
+  const readQueueCounts = async (): Promise<Array<[string, Record<string, number>]>> => {
+    const out: Array<[string, Record<string, number>]> = [];
+    for (const q of queues) {
+      const counts = await q
+        .getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized')
+        .catch(() => null);
+      if (counts) out.push([q.name, counts]);
+    }
+    return out;
+  };
   const registry = new Registry();
   registry.setDefaultLabels({ service: opts.service });
   if (opts.defaultMetrics ?? true)
@@ -94,19 +112,48 @@ export function createMetrics(opts: { service: string; defaultMetrics?: boolean 
       labelNames: ['outcome'] as const,
       registers,
     }),
+    mediaCopies: new Counter({
+      name: 'mediagate_media_copies_total',
+      help: 'Copies of vendor videos into storage by outcome: stored, retry (will be tried again), failed (gave up: too large, wrong type), expired (the vendor link died first)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    mediaCopySeconds: new Histogram({
+      name: 'mediagate_media_copy_seconds',
+      help: 'Time to copy one video from the vendor into storage (successful copies)',
+      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
+      registers,
+    }),
+    mediaStoredBytes: new Gauge({
+      name: 'mediagate_media_stored_bytes',
+      help: 'Bytes of media in storage (videos and thumbnails), as of the reconciler’s last sweep',
+      registers,
+    }),
+    mediaStoredObjects: new Gauge({
+      name: 'mediagate_media_stored_objects',
+      help: 'Objects in storage (videos and thumbnails), as of the reconciler’s last sweep',
+      registers,
+    }),
+    mediaExpired: new Counter({
+      name: 'mediagate_media_expired_total',
+      help: 'Stored videos deleted at the end of retention',
+      registers,
+    }),
     queueJobs: new Gauge({
       name: 'mediagate_queue_jobs',
-      help: 'Jobs per queue and state, read from Redis at scrape time',
+      help: 'Jobs per queue and state, read from Redis at scrape time (at most every few seconds)',
       labelNames: ['queue', 'state'] as const,
       registers,
       async collect() {
+        // one read of Redis per queueGaugeTtlMs, shared by every scrape in between (and by
+        // concurrent ones), however often /metrics is asked
+        if (!queueCounts || Date.now() - queueCounts.at >= queueGaugeTtlMs) {
+          queueCounts = { at: Date.now(), read: readQueueCounts() };
+        }
+        const counts = await queueCounts.read;
         this.reset();
-        for (const q of queues) {
-          const counts = await q
-            .getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized', 'paused')
-            .catch(() => null);
-          if (!counts) continue;
-          for (const [state, n] of Object.entries(counts)) this.set({ queue: q.name, state }, n);
+        for (const [queue, byState] of counts) {
+          for (const [state, n] of Object.entries(byState)) this.set({ queue, state }, n);
         }
       },
     }),
@@ -119,3 +166,15 @@ export function createMetrics(opts: { service: string; defaultMetrics?: boolean 
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+/**
+ * Whether an Authorization header carries `Bearer <token>` (compared in constant time), for
+ * /metrics behind METRICS_TOKEN.
+ */
+export function bearerMatches(header: string | undefined, token: string): boolean {
+  const presented = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
+  if (!presented) return false;
+  const a = createHash('sha256').update(presented).digest();
+  const b = createHash('sha256').update(token).digest();
+  return timingSafeEqual(a, b);
+}

@@ -78,3 +78,17 @@ export function alreadyRegisteredMail(to: string): MailMessage {
       'If it was not you, you can ignore this e-mail.\n',
   };
 }
+
+/** The e-mail carrying a password reset code. */
+export function passwordResetMail(to: string, code: string, ttlMs: number): MailMessage {
+  const minutes = Math.round(ttlMs / 60_000);
+  return {
+    to,
+    subject: `Your mediagate password reset code: ${code}`,
+    text:
+      `Your password reset code is ${code}\n\n` +
+      `Enter it with a new password to reset the password of your mediagate account. It expires in ${minutes} minute${minutes === 1 ? '' : 's'}.\n` +
+      'Resetting the password signs out every session of the account.\n' +
+      'If you did not ask for it, ignore this e-mail: your password stays as it is.\n',
+  };
+}

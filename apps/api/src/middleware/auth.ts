@@ -34,8 +34,10 @@ export interface ApiKeyAuthDeps {
   rateLimits: RateLimits;
   logger: Logger;
   /**
-   * Principals of recently seen keys, by key hash, for a few seconds (AUTH_CACHE_TTL_MS): a
-   * disabled, deleted or expired key is refused on every replica once its entry expires.
+   * Principals of recently seen keys, by key hash, for a few seconds (AUTH_CACHE_TTL_MS). A key
+   * or account change is announced to every replica, which drops the entries at once
+   * (listenForKeyChanges); the TTL bounds a stale entry only while Redis is unreachable. An
+   * expired key is refused from its expiry on.
    */
   authCache?: LruCache<string, Principal>;
 }
@@ -46,8 +48,8 @@ export interface ApiKeyAuthDeps {
  * `invalid_api_key`, so the answer tells an attacker nothing about which keys exist. Then:
  * a caller outside the key's IP allow-list gets 403 `permission_denied`; the key's requests per
  * minute are counted fleet-wide (x-ratelimit-* headers on every answer, 429 past the limit).
- * Costs one indexed query, or none while the key is in `authCache` (whose short TTL bounds how long
- * a revoked key keeps working on a replica), plus, at most once a minute per key, a last-used update off the request path. On a POST (a
+ * Costs one indexed query, or none while the key is in `authCache` (kept in step with key changes
+ * on every replica; see announceKeyChange), plus, at most once a minute per key, a last-used update off the request path. On a POST (a
  * billed call) the usage record gets the answer's latency and outcome once it is sent.
  */
 /** One usage recorder per database, shared by every route of the app (so its batches fill). */
@@ -80,6 +82,7 @@ export function requireApiKey(deps: ApiKeyAuthDeps): RequestHandler {
     const presented = match?.[1];
     const cacheKey = presented && deps.authCache ? hashApiKey(presented) : undefined;
     let principal = cacheKey ? (deps.authCache?.get(cacheKey) ?? null) : null;
+    if (principal?.expiresAt && principal.expiresAt.getTime() <= Date.now()) principal = null;
     if (!principal && presented) {
       principal = await authenticateApiKey(db, presented);
       if (principal && cacheKey) deps.authCache?.set(cacheKey, principal);

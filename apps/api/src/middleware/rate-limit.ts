@@ -1,6 +1,6 @@
+import type { RedisClient } from '@mediagate/shared';
 import { ApiError, type Logger } from '@mediagate/shared';
 import type { Response } from 'express';
-import type IORedis from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { AccountsConfig } from '../config-accounts';
 
@@ -26,7 +26,7 @@ export function rateLimitConfig(config: AccountsConfig & { QUEUE_PREFIX: string 
   };
 }
 
-export type AuthAction = 'login' | 'register' | 'verify';
+export type AuthAction = 'login' | 'register' | 'verify' | 'reset' | 'reset-verify' | 'password-change';
 
 /**
  * Fleet-wide counters in Redis (fixed windows, rate-limiter-flexible), shared by every API
@@ -38,7 +38,7 @@ export class RateLimits {
   private readonly limiters = new Map<string, { shared: RateLimiterRedis; local: RateLimiterMemory }>();
 
   constructor(
-    private readonly redis: IORedis,
+    private readonly redis: RedisClient,
     readonly config: RateLimitConfig,
     private readonly logger: Logger,
   ) {}
@@ -86,22 +86,27 @@ export class RateLimits {
 
   /**
    * Counts an attempt of `action` for the e-mail and for the IP (brute-force protection);
-   * throws a 429 with Retry-After when either is over its limit.
+   * throws a 429 with Retry-After when either is over its limit. A login counts the e-mail per
+   * source address (the pair), so failures from one address cannot lock the owner out from
+   * another: whoever does not share the attacker's address still gets in with the password.
    */
   async authAttempt(action: AuthAction, email: string, ip: string): Promise<void> {
     const window = this.config.authWindowSeconds;
     const [byEmail, byIp] = await Promise.all([
-      this.consume(this.limiter(`auth-${action}-email`, this.config.authPerEmail, window), email),
+      this.consume(
+        this.limiter(`auth-${action}-email`, this.config.authPerEmail, window),
+        emailKey(action, email, ip),
+      ),
       this.consume(this.limiter(`auth-${action}-ip`, this.config.authPerIp, window), ip),
     ]);
     const blocked = [byEmail, byIp].find((o) => o && !o.allowed);
     if (blocked) throw rateLimited(blocked.res, 'Too many attempts. Wait and try again later.');
   }
 
-  /** Forgets the e-mail's failed attempts of `action` (after a successful login). */
-  async clearAuthAttempts(action: AuthAction, email: string): Promise<void> {
+  /** Forgets the failed attempts of `action` for the e-mail from this address (after a successful login). */
+  async clearAuthAttempts(action: AuthAction, email: string, ip: string): Promise<void> {
     await this.limiter(`auth-${action}-email`, this.config.authPerEmail, this.config.authWindowSeconds)
-      .shared.delete(email)
+      .shared.delete(emailKey(action, email, ip))
       .catch(() => {});
   }
 
@@ -122,6 +127,10 @@ export class RateLimits {
     }
   }
 }
+
+/** Login attempts count per (e-mail, address); registration and codes per e-mail (mail bombing). */
+const emailKey = (action: AuthAction, email: string, ip: string): string =>
+  action === 'login' ? `${email}|${ip}` : email;
 
 function rateLimited(res: RateLimiterRes, message: string): ApiError {
   const seconds = String(Math.max(1, Math.ceil(res.msBeforeNext / 1000)));

@@ -15,11 +15,29 @@ import { adminTasksQuery } from '../routes/admin.tasks';
 import { registerBody, resendBody } from '../routes/console.register';
 import { loginBody } from '../routes/console.session';
 import { tokenBodies } from '../routes/console.tokens';
+import {
+  createTopUpBody,
+  topUpListQuery,
+  topUpObjectSchema,
+  topUpOptionsSchema,
+} from '../routes/console.topups';
 import { verifyBody } from '../routes/console.verify';
 import { pageQuery } from '../routes/console-views';
+import { metricsOnApiPort } from '../routes/metrics';
+import { contentQuerySchema } from '../routes/videos.content';
 import { createVideoBody } from '../routes/videos.create';
+import { videoDeletedSchema } from '../routes/videos.delete';
 import { listVideosQuery } from '../routes/videos.list';
 import { webhookSettingsBody } from '../routes/webhooks.settings';
+import {
+  accountSchema,
+  consoleResponses,
+  consoleRouteContracts,
+  createdTokenSchema,
+  ledgerQuery,
+  tokenSchema,
+  usageQuery,
+} from './console-contracts';
 
 export type Auth = 'apiKey' | 'session' | 'admin' | 'signature' | 'none';
 
@@ -63,17 +81,8 @@ const imageEditBody = z.object({
 });
 
 const ok = (schema: z.ZodType, description = 'OK') => ({ description, schema });
-const account = consoleObject('Account', {
-  id: z.string(),
-  email: z.string(),
-  balance_micro_usd: z.number().int(),
-});
-const token = consoleObject('Token', {
-  id: z.string(),
-  name: z.string(),
-  display_prefix: z.string(),
-  status: z.string(),
-});
+const account = accountSchema;
+const token = tokenSchema;
 const anyObject = (id: string) => consoleObject(id);
 const queueState = consoleObject('QueueState', { name: z.string(), paused: z.boolean() });
 const adminTask = videoTaskObject
@@ -81,7 +90,7 @@ const adminTask = videoTaskObject
   .meta({ id: 'AdminTask' });
 
 /** Every route the API serves; a test fails when a route exists without its contract. */
-export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] {
+export function routeContracts(deps: Pick<ApiDeps, 'catalog' | 'config' | 'metrics'>): RouteContract[] {
   const { createBody: tokenCreate, patchBody: tokenPatch } = tokenBodies(deps);
   return [
     // health and operations
@@ -101,14 +110,21 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] 
       auth: 'none',
       responses: { 200: ok(healthResponse), 503: { description: 'not ready', schema: healthResponse } },
     },
-    {
-      method: 'get',
-      path: '/metrics',
-      summary: 'Prometheus metrics',
-      tag: 'operations',
-      auth: 'none',
-      responses: { 200: { description: 'Prometheus text format', contentType: 'text/plain' } },
-    },
+    ...(metricsOnApiPort(deps)
+      ? [
+          {
+            method: 'get',
+            path: '/metrics',
+            summary: 'Prometheus metrics (Authorization: Bearer <METRICS_TOKEN>)',
+            tag: 'operations',
+            auth: 'none',
+            responses: {
+              200: { description: 'Prometheus text format', contentType: 'text/plain' },
+              401: { description: 'no or wrong metrics token' },
+            },
+          } satisfies RouteContract,
+        ]
+      : []),
     {
       method: 'get',
       path: '/openapi.json',
@@ -188,6 +204,75 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] 
       responses: {
         200: ok(videoTaskObject),
         409: { description: 'no longer cancelable', schema: errorResponse },
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/videos/:taskId/content',
+      summary:
+        "Download a succeeded task's video (variant=video, MP4) or first frame (variant=thumbnail, JPEG)",
+      tag: 'videos',
+      auth: 'apiKey',
+      query: contentQuerySchema,
+      responses: {
+        200: { description: 'the bytes (Range requests answer 206)', contentType: 'video/mp4' },
+        302: { description: "not copied yet: the vendor's link" },
+        400: { description: 'spritesheet or an unknown variant', schema: errorResponse },
+        404: {
+          description: 'no such task; video_not_ready, video_expired, video_deleted, thumbnail_unavailable',
+          schema: errorResponse,
+        },
+      },
+    },
+    {
+      method: 'delete',
+      path: '/v1/videos/:taskId',
+      summary: "Delete a finished task's kept video and first frame",
+      tag: 'videos',
+      auth: 'apiKey',
+      responses: {
+        200: ok(videoDeletedSchema.meta({ id: 'VideoDeleted' })),
+        404: { description: 'no such task for this account', schema: errorResponse },
+        409: { description: 'the task is pending or processing', schema: errorResponse },
+      },
+    },
+    ...(
+      [
+        ['/v1/videos/:taskId/remix', 'Remix a video (not supported by these models)'],
+        ['/v1/videos/edits', 'Edit a video (not supported by these models)'],
+        ['/v1/videos/extensions', 'Extend a video (not supported by these models)'],
+        ['/v1/videos/characters', 'Create a video character (not supported by these models)'],
+      ] as const
+    ).map(
+      ([path, summary]): RouteContract => ({
+        method: 'post',
+        path,
+        summary,
+        tag: 'videos',
+        auth: 'apiKey',
+        responses: { 400: { description: 'unsupported_operation', schema: errorResponse } },
+      }),
+    ),
+    {
+      method: 'get',
+      path: '/v1/videos/characters/:characterId',
+      summary: 'Retrieve a video character (not supported by these models)',
+      tag: 'videos',
+      auth: 'apiKey',
+      responses: { 400: { description: 'unsupported_operation', schema: errorResponse } },
+    },
+    {
+      method: 'get',
+      path: '/media/:taskId/:file',
+      summary:
+        "A task's video (video.mp4) or first frame (thumbnail.jpg) by its signed link (?exp=&sig=), without a key",
+      tag: 'videos',
+      auth: 'signature',
+      responses: {
+        200: { description: 'the bytes (Range requests answer 206)', contentType: 'video/mp4' },
+        302: { description: 'S3 driver: a presigned or CDN link; not copied yet: the vendor link' },
+        403: { description: 'invalid_media_link', schema: errorResponse },
+        404: { description: 'video_expired, video_deleted, thumbnail_unavailable', schema: errorResponse },
       },
     },
     {
@@ -288,7 +373,7 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] 
       tag: 'console',
       auth: 'none',
       body: { schema: registerBody },
-      responses: { 202: ok(anyObject('RegistrationAccepted')) },
+      responses: { 202: ok(consoleResponses.registrationAccepted) },
     },
     {
       method: 'post',
@@ -297,7 +382,7 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] 
       tag: 'console',
       auth: 'none',
       body: { schema: resendBody },
-      responses: { 202: ok(anyObject('RegistrationAccepted')) },
+      responses: { 202: ok(consoleResponses.registrationAccepted) },
     },
     {
       method: 'post',
@@ -306,7 +391,7 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] 
       tag: 'console',
       auth: 'none',
       body: { schema: verifyBody },
-      responses: { 201: ok(anyObject('Registered')) },
+      responses: { 201: ok(consoleResponses.registered) },
     },
     {
       method: 'post',
@@ -315,7 +400,7 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] 
       tag: 'console',
       auth: 'none',
       body: { schema: loginBody },
-      responses: { 200: ok(anyObject('Session')) },
+      responses: { 200: ok(consoleResponses.session) },
     },
     {
       method: 'post',
@@ -339,7 +424,7 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] 
       summary: 'Balance',
       tag: 'console',
       auth: 'session',
-      responses: { 200: ok(anyObject('Balance')) },
+      responses: { 200: ok(consoleResponses.balance) },
     },
     {
       method: 'get',
@@ -347,8 +432,8 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] 
       summary: 'Ledger, newest first',
       tag: 'console',
       auth: 'session',
-      query: pageQuery,
-      responses: { 200: ok(anyObject('LedgerPage')) },
+      query: ledgerQuery,
+      responses: { 200: ok(consoleResponses.ledgerPage) },
     },
     {
       method: 'get',
@@ -356,8 +441,45 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] 
       summary: 'Usage log of billed calls, newest first',
       tag: 'console',
       auth: 'session',
-      query: pageQuery,
-      responses: { 200: ok(anyObject('UsagePage')) },
+      query: usageQuery,
+      responses: { 200: ok(consoleResponses.usagePage) },
+    },
+    {
+      method: 'get',
+      path: '/console/api/topups/options',
+      summary: 'How the account can top up: QR providers, rate, minimum, bonus, bank transfer details',
+      tag: 'console',
+      auth: 'session',
+      responses: { 200: ok(topUpOptionsSchema) },
+    },
+    {
+      method: 'post',
+      path: '/console/api/topups',
+      summary: 'Start a QR-code top-up in CNY (Alipay or WeChat Pay); returns the QR content',
+      tag: 'console',
+      auth: 'session',
+      body: { schema: createTopUpBody },
+      responses: {
+        201: ok(topUpObjectSchema, 'Created'),
+        503: { description: 'the payment provider is unavailable', schema: errorResponse },
+      },
+    },
+    {
+      method: 'get',
+      path: '/console/api/topups/:id',
+      summary: 'A top-up and its status (created, paid, credited, closed, expired)',
+      tag: 'console',
+      auth: 'session',
+      responses: { 200: ok(topUpObjectSchema), 404: { description: 'not found', schema: errorResponse } },
+    },
+    {
+      method: 'get',
+      path: '/console/api/topups',
+      summary: "The account's top-ups, newest first",
+      tag: 'console',
+      auth: 'session',
+      query: topUpListQuery,
+      responses: { 200: ok(listOf(topUpObjectSchema, 'TopUpList')) },
     },
     {
       method: 'post',
@@ -366,7 +488,7 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] 
       tag: 'console',
       auth: 'session',
       body: { schema: tokenCreate },
-      responses: { 201: ok(token) },
+      responses: { 201: ok(createdTokenSchema) },
     },
     {
       method: 'get',
@@ -393,6 +515,8 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] 
       auth: 'session',
       responses: { 200: ok(token) },
     },
+
+    ...consoleRouteContracts(),
 
     // admin
     {
@@ -457,6 +581,17 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] 
     },
     {
       method: 'get',
+      path: '/admin/api/transfer-references/:reference',
+      summary: "The account a bank-transfer memo's reference belongs to",
+      tag: 'admin',
+      auth: 'admin',
+      responses: {
+        200: ok(anyObject('BankTransferReference')),
+        404: { description: 'not found', schema: errorResponse },
+      },
+    },
+    {
+      method: 'get',
       path: '/admin/api/tasks',
       summary: 'Find tasks by status, age, model or account',
       tag: 'admin',
@@ -498,6 +633,22 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog'>): RouteContract[] 
     },
 
     // payments
+    {
+      method: 'post',
+      path: '/payments/alipay/notify',
+      summary: "Alipay's asynchronous notification (form, RSA2-signed); answered with the text success",
+      tag: 'payments',
+      auth: 'signature',
+      responses: { 200: { description: 'success', contentType: 'text/plain' } },
+    },
+    {
+      method: 'post',
+      path: '/payments/wechat/notify',
+      summary: "WeChat Pay's payment notification (signed, resource encrypted); 204 when accepted",
+      tag: 'payments',
+      auth: 'signature',
+      responses: { 204: { description: 'accepted' } },
+    },
     {
       method: 'post',
       path: '/payments/:provider/notify',

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { usdToMicro } from '@mediagate/shared';
 import { z } from 'zod';
+import { usdAmount } from '../usd';
 
 /** A payment as a provider reports it, once its notification is verified. */
 export interface PaymentNotification {
@@ -24,7 +24,9 @@ export class PaymentNotificationError extends Error {
 }
 
 /**
- * One QR-code payment provider: turns the raw HTTP notification it posts to
+ * A provider whose notifications carry the account and amount themselves (the `dev` provider; the
+ * Alipay and WeChat Pay top-up orders are in packages/shared/src/payments): turns the raw HTTP
+ * notification it posts to
  * `/payments/<name>/notify` into a verified PaymentNotification. Implementations must check
  * authenticity (signature, freshness) before reading anything, and throw
  * PaymentNotificationError otherwise.
@@ -39,7 +41,11 @@ export const DEV_SIGNATURE_HEADER = 'x-payment-signature';
 const devPayload = z.strictObject({
   reference: z.string().min(1).max(128),
   account_id: z.string().min(1).max(64),
-  amount_usd: z.number().positive().max(1_000_000),
+  amount_usd: usdAmount
+    .refine((v) => v > 0, { message: 'must be positive' })
+    .refine((v) => v <= 1_000_000_000_000, {
+      message: 'must be at most 1000000',
+    }),
   currency: z.literal('USD').optional(),
 });
 
@@ -93,7 +99,7 @@ export function createDevPaymentProvider(secret: string, toleranceSeconds: numbe
       return {
         reference: parsed.reference,
         accountId: parsed.account_id,
-        amountMicroUsd: usdToMicro(parsed.amount_usd),
+        amountMicroUsd: parsed.amount_usd,
         raw: parsed,
       };
     },

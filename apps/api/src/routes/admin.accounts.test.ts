@@ -184,12 +184,32 @@ describe('admin API', () => {
     }
     expect(await balance(a.accountId)).toBe(1_250_000);
     const { rows } = await api.database.pool.query(
-      `select reason from ledger_entries where account_id = $1 and kind = 'adjustment' order by id`,
+      `select reason, operator_id from ledger_entries where account_id = $1 and kind = 'adjustment' order by id`,
       [a.accountId],
     );
-    expect(rows.map((r: { reason: string }) => r.reason)).toEqual([
-      'goodwill (by ops@example.test)',
-      'correction (by ops@example.test)',
+    const { rows: ops } = await api.database.pool.query(
+      `select id from accounts where email = 'ops@example.test'`,
+    );
+    // who made it is kept for operators; the owner sees the reason only
+    expect(rows).toEqual([
+      { reason: 'goodwill', operator_id: ops[0].id },
+      { reason: 'correction', operator_id: ops[0].id },
     ]);
+  });
+
+  it('never shows the operator or an operator note to the account owner', async () => {
+    const a = await consoleAccount(api, 1);
+    await adminCall('POST', `/accounts/${a.accountId}/adjustments`, { amount_usd: 0.5, reason: 'goodwill' });
+    await adminCall('POST', `/accounts/${a.accountId}/topups`, {
+      amount_usd: 10,
+      reference: 'BT-note',
+      note: 'internal: customer called ops@example.test about the invoice',
+    });
+    const ledger = await (await consoleCall(api, 'GET', '/console/api/ledger', a.session)).text();
+    expect(ledger).toContain('goodwill');
+    expect(ledger).toContain('top-up via bank_transfer');
+    expect(ledger).not.toMatch(/ops@example\.test|internal|invoice/);
+    const { rows } = await api.database.pool.query(`select note from payments where reference = 'BT-note'`);
+    expect(rows[0].note).toMatch(/^internal/);
   });
 });

@@ -1,6 +1,7 @@
 import {
   ApiError,
   adjustBalance,
+  bankTransferReference,
   getAccountView,
   InsufficientQuotaError,
   listAccounts,
@@ -15,6 +16,7 @@ import {
 import type { Request, Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
+import { announceKeyChange } from '../key-revocations';
 import { parseBody } from '../middleware/body';
 import { requireAdmin, sessionOf } from '../middleware/session';
 import { accountObject, usd, usdAmount } from './console-views';
@@ -27,6 +29,10 @@ export function topUpPolicy(config: ApiDeps['config']): TopUpPolicy {
   };
 }
 
+/** A reference as read from a memo: spaces, dashes and case do not matter. */
+const sameTransferReference = (given: string, accountId: string) =>
+  given.replace(/[\s-]/g, '').toUpperCase() === bankTransferReference(accountId);
+
 export const listQuery = z.object({
   email: z.string().trim().min(1).max(254).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(20),
@@ -38,6 +44,8 @@ export const topUpBody = z.strictObject({
   amount_usd: usdAmount.refine((v) => v > 0, { message: 'must be positive' }),
   reference: z.string().trim().min(1).max(128),
   note: z.string().max(500).optional(),
+  /** the account's bank-transfer reference read from the transfer memo: must be this account's */
+  transfer_reference: z.string().trim().min(1).max(64).optional(),
 });
 export const adjustmentBody = z.strictObject({
   amount_usd: usdAmount.refine((v) => v !== 0, { message: 'must not be 0' }),
@@ -88,6 +96,7 @@ export function register(router: Router, deps: ApiDeps): void {
         throw new ApiError('invalid_request', 'You cannot disable your own account.');
       }
       const updated = await setAccountStatus(db, id, status);
+      await announceKeyChange(deps, { accountId: id });
       req.log.info({ target: id, status }, 'account status changed by an operator');
       res.status(200).json(accountObject(updated!));
     });
@@ -100,12 +109,20 @@ export function register(router: Router, deps: ApiDeps): void {
       rpmLimit: b.rpm_limit,
       maxActiveVideoTasks: b.max_active_video_tasks,
     });
+    await announceKeyChange(deps, { accountId: id });
     res.status(200).json(accountObject(updated!));
   });
 
   router.post('/accounts/:id/topups', ...admin, ...body, async (req, res) => {
     const b = topUpBody.parse(req.body ?? {});
     const { id } = await account(req);
+    if (b.transfer_reference !== undefined && !sameTransferReference(b.transfer_reference, id)) {
+      throw new ApiError(
+        'invalid_request',
+        `Transfer reference ${b.transfer_reference} is not this account's (${bankTransferReference(id)}).`,
+        'transfer_reference',
+      );
+    }
     try {
       const result = await recordTopUp(
         db,
@@ -114,7 +131,8 @@ export function register(router: Router, deps: ApiDeps): void {
           provider: 'bank_transfer',
           reference: b.reference,
           amountMicroUsd: b.amount_usd,
-          note: b.note,
+          note:
+            b.note ?? (b.transfer_reference ? `transfer reference ${bankTransferReference(id)}` : undefined),
           createdBy: sessionOf(req).accountId,
         },
         policy,
@@ -146,13 +164,13 @@ export function register(router: Router, deps: ApiDeps): void {
   router.post('/accounts/:id/adjustments', ...admin, ...body, async (req, res) => {
     const b = adjustmentBody.parse(req.body ?? {});
     const { id } = await account(req);
-    const operator = sessionOf(req).email;
     try {
       const applied = await db.transaction((tx) =>
         adjustBalance(tx, {
           accountId: id,
           amountMicroUsd: b.amount_usd,
-          reason: `${b.reason} (by ${operator})`,
+          reason: b.reason,
+          operatorId: sessionOf(req).accountId,
           ref: b.reference ? `adj:${b.reference}` : undefined,
         }),
       );

@@ -2,10 +2,11 @@ import { ensureAdminAccount, findLedgerMismatches, getAccount, getTask } from '@
 import { consoleAccount, consoleCall } from '../../test/console';
 import { call, expectError, startTestApi, type TestApi, videoBody } from '../../test/harness';
 
+const METRICS_TOKEN = 'metrics-token-for-tests';
 let api: TestApi;
 let admin: string;
 beforeAll(async () => {
-  api = await startTestApi();
+  api = await startTestApi({ METRICS_TOKEN: METRICS_TOKEN });
   await ensureAdminAccount(api.database.db, { email: 'ops@example.test', password: 'operator-password' });
   const res = await call(api, 'POST', '/console/api/login', {
     json: { email: 'ops@example.test', password: 'operator-password' },
@@ -109,6 +110,30 @@ describe('operator surfaces', () => {
     await expectError(await adminCall('POST', '/admin/api/tasks/nope/retry'), 404, 'not_found');
   });
 
+  it('creates and charges exactly one task for concurrent retries of one failed task', async () => {
+    const user = await consoleAccount(api);
+    const failedId = await createTask(user.key);
+    const { failTask } = await import('@mediagate/shared');
+    await failTask(api.database.db, failedId, { code: 'InternalError', message: 'upstream broke' });
+    const before = (await getAccount(api.database.db, user.accountId))!.balanceMicroUsd;
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => adminCall('POST', `/admin/api/tasks/${failedId}/retry`)),
+    );
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const ids = new Set(await Promise.all(answers.map(async (r) => ((await r.json()) as { id: string }).id)));
+    expect(ids.size).toBe(1);
+    expect(answers.filter((r) => r.headers.get('idempotent-replayed') === 'true')).toHaveLength(5);
+    const { rows } = await api.database.pool.query(
+      `select count(*)::int as n from tasks where metadata->>'retry_of' = $1`,
+      [failedId],
+    );
+    expect(rows[0].n).toBe(1);
+    expect(before - (await getAccount(api.database.db, user.accountId))!.balanceMicroUsd).toBe(250_000);
+    // a later retry of the same task answers the same one
+    const again = await adminCall('POST', `/admin/api/tasks/${failedId}/retry`);
+    expect(((await again.json()) as { id: string }).id).toBe([...ids][0]);
+  });
+
   it('pauses and resumes a queue', async () => {
     const paused = await adminCall('POST', '/admin/api/queues/video-tasks/pause');
     expect(await paused.json()).toEqual({ name: 'video-tasks', paused: true });
@@ -126,7 +151,7 @@ describe('operator surfaces', () => {
     const { key } = await consoleAccount(api);
     await call(api, 'GET', '/v1/videos/task_01ARZ3NDEKTSV4RRFFQ69G5FAV', { key });
     await call(api, 'GET', '/no/such/route/123');
-    const res = await call(api, 'GET', '/metrics');
+    const res = await call(api, 'GET', '/metrics', { key: METRICS_TOKEN });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/text\/plain/);
     const text = await res.text();

@@ -2,9 +2,10 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { ApiError, QUEUE_NAMES } from '@mediagate/shared';
-import type { Express, Router } from 'express';
+import type { Express, RequestHandler, Router } from 'express';
 import type { ApiDeps } from '../deps';
-import { requireAdmin } from '../middleware/session';
+import { presentedSessionToken, requireAdmin } from '../middleware/session';
+import { type ConsolePages, wantsPage } from './console-app';
 
 const queueOf = (deps: ApiDeps, name: string) => {
   if (name === QUEUE_NAMES.video) return deps.videoQueue;
@@ -14,16 +15,25 @@ const queueOf = (deps: ApiDeps, name: string) => {
 
 /**
  * The queue dashboard (bull-board: job lists, retry and clean actions) at /admin/queues, and
- * pause/resume of a queue through the admin API; both for operators only.
+ * pause/resume of a queue through the admin API; both for operators only. The dashboard works from
+ * the console's session cookie, so an operator signed in to the console opens it directly.
  */
-export function mountQueueDashboard(app: Express, deps: ApiDeps): void {
+export function mountQueueDashboard(app: Express, deps: ApiDeps, pages?: ConsolePages | null): void {
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath('/admin/queues');
   createBullBoard({
     queues: [new BullMQAdapter(deps.videoQueue), new BullMQAdapter(deps.callbacksQueue)],
     serverAdapter,
   });
-  app.use('/admin/queues', ...requireAdmin(deps), serverAdapter.getRouter());
+  const dashboard = serverAdapter.getRouter() as Express;
+  // bull-board's own Express app would add X-Powered-By back
+  dashboard.disable('x-powered-by');
+  // A browser that opens the dashboard without a session gets the console, which signs in and comes back.
+  const signInFirst: RequestHandler = (req, res, next) => {
+    if (pages && wantsPage(req) && !presentedSessionToken(req)) return pages.sendIndex(res);
+    next();
+  };
+  app.use('/admin/queues', signInFirst, ...requireAdmin(deps), dashboard);
 }
 
 /** POST /admin/api/queues/:name/pause and /resume; GET /admin/api/queues: depth per state. */
@@ -40,7 +50,6 @@ export function register(router: Router, deps: ApiDeps): void {
           'failed',
           'completed',
           'prioritized',
-          'paused',
         ),
       })),
     );

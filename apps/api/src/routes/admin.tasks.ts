@@ -9,7 +9,7 @@ import {
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
-import { requireAdmin } from '../middleware/session';
+import { requireAdmin, sessionOf } from '../middleware/session';
 
 /** 9999-12-31T23:59:59Z: later seconds are no date (or not one Postgres stores) */
 const LATEST_UNIX_SECONDS = 253_402_300_799;
@@ -72,18 +72,27 @@ export function register(router: Router, deps: ApiDeps): void {
 
   router.post('/tasks/:taskId/retry', ...requireAdmin(deps), async (req, res) => {
     const taskId = String(req.params.taskId);
-    const row = TASK_ID_PATTERN.test(taskId)
-      ? await retryFailedTask(deps.database.db, taskId, { deadlineMs: deps.config.VIDEO_DEADLINE_MS })
+    const retry = TASK_ID_PATTERN.test(taskId)
+      ? await retryFailedTask(deps.database.db, taskId, {
+          deadlineMs: deps.config.VIDEO_DEADLINE_MS,
+          operatorId: sessionOf(req).accountId,
+        })
       : null;
-    if (!row) throw new ApiError('not_found', `No failed task with id '${taskId.slice(0, 64)}'.`, 'task_id');
-    await enqueueVideoTask(
-      deps.videoQueue,
-      { taskId: row.id, requestId: String(req.id) },
-      { timeoutMs: deps.config.ENQUEUE_TIMEOUT_MS },
-    ).catch((err: unknown) =>
-      req.log.warn({ err, taskId: row.id }, 'enqueue failed; the reconciler will enqueue the task'),
-    );
-    req.log.warn({ retryOf: taskId, taskId: row.id }, 'failed task retried by an operator');
+    if (!retry)
+      throw new ApiError('not_found', `No failed task with id '${taskId.slice(0, 64)}'.`, 'task_id');
+    const { row, created } = retry;
+    if (created) {
+      await enqueueVideoTask(
+        deps.videoQueue,
+        { taskId: row.id, requestId: String(req.id) },
+        { timeoutMs: deps.config.ENQUEUE_TIMEOUT_MS },
+      ).catch((err: unknown) =>
+        req.log.warn({ err, taskId: row.id }, 'enqueue failed; the reconciler will enqueue the task'),
+      );
+      req.log.warn({ retryOf: taskId, taskId: row.id }, 'failed task retried by an operator');
+    } else {
+      res.setHeader('idempotent-replayed', 'true');
+    }
     res.status(200).json(toTaskObject(row));
   });
 }

@@ -52,14 +52,7 @@ export const pageQuery = z.object({
     .optional(),
 });
 
-/** An amount in USD given by a client: at most 6 decimals, as micro-USD. */
-export const usdAmount = z
-  .number()
-  .refine((v) => Number.isFinite(v) && Math.abs(v * 1_000_000 - Math.round(v * 1_000_000)) < 1e-6, {
-    message: 'must have at most 6 decimals',
-  })
-  .refine((v) => Math.abs(v) <= 1_000_000_000, { message: 'is too large' })
-  .transform((v) => Math.round(v * 1_000_000));
+export { usdAmount } from '../usd';
 
 export const emailField = z
   .string()

@@ -1,16 +1,69 @@
-import { ApiError, getAccountView, listLedger, listUsage } from '@mediagate/shared';
+import { ApiError, getAccountView, listLedger, listUsage, spendByDayAndModel } from '@mediagate/shared';
 import type { Router } from 'express';
+import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { requireSession, sessionOf } from '../middleware/session';
 import { pageQuery, toSeconds, usd } from './console-views';
 
+export const ledgerQuery = pageQuery.extend({
+  kind: z.enum(['grant', 'topup', 'bonus', 'charge', 'refund', 'adjustment']).optional(),
+});
+export const usageQuery = pageQuery.extend({ model: z.string().trim().min(1).max(100).optional() });
+
+const validTimeZone = (tz: string) => {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+};
+export const spendQuery = z.object({
+  days: z.coerce.number().int().min(1).max(366).default(30),
+  tz: z
+    .string()
+    .max(64)
+    .refine(validTimeZone, { message: 'must be an IANA time zone such as Asia/Shanghai' })
+    .default('UTC'),
+});
+
+/**
+ * GET /console/api/usage/summary?days=30&tz=Asia/Shanghai: spend (charged minus refunded) and
+ * calls per day and model over the last `days` days, days counted in `tz`.
+ */
+function registerSpend(router: Router, deps: ApiDeps): void {
+  router.get('/usage/summary', requireSession(deps), async (req, res) => {
+    const q = spendQuery.parse(req.query);
+    const since = new Date(Date.now() - q.days * 86_400_000);
+    const rows = await spendByDayAndModel(deps.database.db, sessionOf(req).accountId, {
+      since,
+      timeZone: q.tz,
+    });
+    res.status(200).json({
+      object: 'usage_summary',
+      days: q.days,
+      time_zone: q.tz,
+      since: toSeconds(since),
+      data: rows.map((r) => ({
+        day: r.day,
+        model: r.model,
+        calls: r.calls,
+        spent_usd: usd(r.spentMicroUsd),
+        spent_micro_usd: r.spentMicroUsd,
+      })),
+    });
+  });
+}
+
 /**
  * GET /console/api/balance, GET /console/api/ledger (grants, top-ups, bonuses, charges,
  * refunds, adjustments) and GET /console/api/usage (every billed call), both newest first,
- * paged with `limit` and `before` = the previous page's `next_cursor`.
+ * paged with `limit` and `before` = the previous page's `next_cursor`, filtered by `kind`
+ * (ledger) or `model` (usage); GET /console/api/usage/summary (spend per day and model).
  */
 export function register(router: Router, deps: ApiDeps): void {
   const { db } = deps.database;
+  registerSpend(router, deps);
 
   router.get('/balance', requireSession(deps), async (req, res) => {
     const account = await getAccountView(db, sessionOf(req).accountId);
@@ -23,7 +76,7 @@ export function register(router: Router, deps: ApiDeps): void {
   });
 
   router.get('/ledger', requireSession(deps), async (req, res) => {
-    const q = pageQuery.parse(req.query);
+    const q = ledgerQuery.parse(req.query);
     const page = await listLedger(db, sessionOf(req).accountId, q);
     res.status(200).json({
       object: 'list',
@@ -43,7 +96,7 @@ export function register(router: Router, deps: ApiDeps): void {
   });
 
   router.get('/usage', requireSession(deps), async (req, res) => {
-    const q = pageQuery.parse(req.query);
+    const q = usageQuery.parse(req.query);
     const page = await listUsage(db, sessionOf(req).accountId, q);
     res.status(200).json({
       object: 'list',

@@ -303,3 +303,109 @@ describe('per-IP limits on registration, verification and login', () => {
     },
   );
 });
+
+describe('registration does not tell who has an account', () => {
+  /** an address with an account, made through the console */
+  const existing = async () => {
+    const email = newEmail();
+    await post('/register', { email, password: 'password-123' });
+    await post('/register/verify', { email, code: await smtp.codeFor(email), password: 'password-123' });
+    return email;
+  };
+
+  it('answers the same status sequence for an existing and a new address (202, then 429 in the cool-down)', async () => {
+    const known = await existing();
+    const fresh = newEmail();
+    const sequence = async (email: string) => {
+      const statuses = [];
+      statuses.push((await post('/register', { email, password: 'another-password' })).status);
+      statuses.push((await post('/register', { email, password: 'another-password' })).status);
+      statuses.push((await post('/register/resend', { email })).status);
+      await sql(
+        `update email_verifications set last_sent_at = now() - interval '61 seconds' where email = $1`,
+        [email.toLowerCase()],
+      );
+      statuses.push((await post('/register/resend', { email })).status);
+      return statuses;
+    };
+    expect(await sequence(known)).toEqual([202, 429, 429, 202]);
+    expect(await sequence(fresh)).toEqual([202, 429, 429, 202]);
+    // the owner got notices, never a code; the new address got codes
+    const notice = await smtp.nextMail(known, 1);
+    expect(notice.raw).toContain('already has one');
+    expect((await smtp.nextMail(known, 2)).raw).toContain('already has one');
+    expect(await smtp.codeFor(fresh, 1)).toMatch(/^\d{6}$/);
+  });
+
+  it('takes about as long for an existing address as for a new one (medians within a factor of 2)', async () => {
+    const known = await Promise.all(Array.from({ length: 9 }, () => existing()));
+    const timed = async (email: string) => {
+      const started = process.hrtime.bigint();
+      const res = await post('/register', { email, password: 'another-password' });
+      expect(res.status).toBe(202);
+      return Number(process.hrtime.bigint() - started) / 1e6;
+    };
+    const existingMs: number[] = [];
+    const newMs: number[] = [];
+    // interleaved, so load on the machine falls on both alike
+    for (const email of known) {
+      existingMs.push(await timed(email));
+      newMs.push(await timed(newEmail()));
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const [a, b] = [median(existingMs), median(newMs)];
+    // both hash the password (tens of ms); without that, an existing address answered 3-10x faster
+    expect(Math.min(a, b) / Math.max(a, b)).toBeGreaterThan(0.5);
+  });
+
+  it('refuses the commonest passwords', async () => {
+    for (const password of ['password', 'qwertyuiop', 'Password1', '12345678', 'iloveyou2']) {
+      const err = await expectError(
+        await post('/register', { email: newEmail(), password }),
+        400,
+        'invalid_request',
+      );
+      expect(err.param).toBe('password');
+      expect(err.message).toMatch(/common/);
+    }
+  });
+});
+
+describe('login lock-out is not a weapon', () => {
+  let proxied: TestApi;
+  beforeAll(async () => {
+    // behind a proxy, so each request can come from its own address
+    proxied = await startTestApi({ SMTP_URL: smtp.url, TRUST_PROXY: 'true', AUTH_LIMIT_PER_EMAIL: 5 });
+  });
+  afterAll(() => proxied.close());
+
+  const login = (email: string, password: string, from: string) =>
+    call(proxied, 'POST', '/console/api/login', {
+      json: { email, password },
+      headers: { 'x-forwarded-for': from },
+    });
+
+  it('locks the guessing address out, and lets the right password in from another address', async () => {
+    const { ensureAdminAccount } = await import('@mediagate/shared');
+    await ensureAdminAccount(proxied.database.db, {
+      email: 'ops@example.test',
+      password: 'operator-password',
+    });
+    for (let i = 0; i < 5; i++) {
+      await expectError(
+        await login('ops@example.test', `guess-${i}-xx`, '203.0.113.9'),
+        401,
+        'invalid_credentials',
+      );
+    }
+    await expectError(
+      await login('ops@example.test', 'operator-password', '203.0.113.9'),
+      429,
+      'rate_limit_exceeded',
+    );
+    // the operator, elsewhere, is not locked out by someone else's guesses
+    const res = await login('ops@example.test', 'operator-password', '198.51.100.20');
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { role: string }).role).toBe('admin');
+  });
+});

@@ -1,5 +1,6 @@
 import {
   ApiError,
+  isCommonPassword,
   MAX_PASSWORD_LENGTH,
   MIN_PASSWORD_LENGTH,
   type RegistrationPolicy,
@@ -23,7 +24,8 @@ export const registerBody = z.strictObject({
   password: z
     .string()
     .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
-    .max(MAX_PASSWORD_LENGTH, `must be at most ${MAX_PASSWORD_LENGTH} characters`),
+    .max(MAX_PASSWORD_LENGTH, `must be at most ${MAX_PASSWORD_LENGTH} characters`)
+    .refine((p) => !isCommonPassword(p), 'is one of the most common passwords; choose another'),
 });
 export const resendBody = z.strictObject({ email: emailField });
 
@@ -45,9 +47,10 @@ function cooldown(err: ResendCooldownError): ApiError {
 }
 
 /**
- * POST /console/api/register {email, password}: e-mails a 6-digit code (202). The answer is
- * the same whether or not the address already has an account (its owner gets a notice
- * instead), so registration does not reveal accounts.
+ * POST /console/api/register {email, password}: e-mails a 6-digit code (202). The answer, a
+ * repeat's answer (429 within the cool-down) and the time taken are the same whether or not the
+ * address already has an account (its owner gets a notice instead), so registration does not
+ * reveal accounts. A common password is refused (400) before anything else.
  * POST /console/api/register/resend {email}: a new code, after the cool-down (429 before).
  */
 export function register(router: Router, deps: ApiDeps): void {
@@ -70,6 +73,8 @@ export function register(router: Router, deps: ApiDeps): void {
     email,
     status: 'code_sent',
     expires_in: Math.round(policy.codeTtlMs / 1000),
+    /** seconds before another code can be asked for */
+    resend_in: Math.ceil(policy.resendCooldownMs / 1000),
   });
 
   router.post('/register', ...body, async (req, res) => {

@@ -21,7 +21,7 @@ export function register(router: Router, deps: ApiDeps): void {
     await deps.rateLimits.authAttempt('login', email, clientIp(req));
     const account = await checkLogin(deps.database.db, email, password);
     if (!account) throw new ApiError('invalid_credentials', 'Wrong e-mail or password.');
-    await deps.rateLimits.clearAuthAttempts('login', email);
+    await deps.rateLimits.clearAuthAttempts('login', email, clientIp(req));
     const session = await createSession(deps.database.db, {
       accountId: account.accountId,
       ttlMs: deps.config.SESSION_TTL_MS,

@@ -11,6 +11,7 @@ import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { parseIpRule } from '../ip-rules';
+import { announceKeyChange } from '../key-revocations';
 import { parseBody } from '../middleware/body';
 import { requireSession, sessionOf } from '../middleware/session';
 import { tokenObject } from './console-views';
@@ -130,6 +131,7 @@ export function register(router: Router, deps: ApiDeps): void {
       ...toLimits(b),
     });
     if (!token) throw notFound();
+    await announceKeyChange(deps, { keyId: parsedId.data.id });
     res.status(200).json(tokenObject(token));
   });
 
@@ -138,6 +140,7 @@ export function register(router: Router, deps: ApiDeps): void {
     if (!parsedId.success || !(await deleteToken(db, sessionOf(req).accountId, parsedId.data.id))) {
       throw notFound();
     }
+    await announceKeyChange(deps, { keyId: parsedId.data.id });
     res.status(200).json({ object: 'token', id: parsedId.data.id, deleted: true });
   });
 }

@@ -2,7 +2,12 @@ import { migrationsApplied } from '@mediagate/shared';
 import type { Router } from 'express';
 import type { ApiDeps } from '../deps';
 
-/** /healthz: the process is alive. /readyz: it can serve (Postgres, Redis, migrations, not draining). */
+/**
+ * /healthz: the process is alive. /readyz: it can answer (Postgres and migrations, not draining).
+ * Redis is reported but not required: the API keeps serving without it (reads, images, and video
+ * creates that the reconciler enqueues later), so a Redis outage must not pull every replica out
+ * of the load balancer at once.
+ */
 export function register(router: Router, deps: ApiDeps): void {
   router.get('/healthz', (_req, res) => {
     res.status(200).json({ status: 'ok' });
@@ -20,7 +25,7 @@ export function register(router: Router, deps: ApiDeps): void {
         .catch(() => false),
       migrations: await migrationsApplied(deps.database.pool),
     };
-    const ready = Object.values(checks).every(Boolean);
+    const ready = checks.accepting && checks.postgres && checks.migrations;
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
   });
 }

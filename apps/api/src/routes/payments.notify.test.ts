@@ -96,4 +96,39 @@ describe('QR-code payment notifications (dev HMAC provider)', () => {
     );
     expect(await balance(accountId)).toBe(0);
   });
+
+  it('validates amounts instead of rounding them: more than 6 decimals is refused', async () => {
+    const { accountId } = await api.account(0);
+    for (const [i, amount] of [6.9999996, 7.0000001, 7.1234567, 7.00000000001].entries()) {
+      const err = await expectError(
+        await notify({ reference: `QR-dec-${i}`, account_id: accountId, amount_usd: amount }),
+        400,
+        'invalid_request',
+      );
+      expect(err.message).toMatch(/6 decimals/);
+    }
+    expect(await balance(accountId)).toBe(0);
+    const exact = await notify({ reference: 'QR-dec-ok', account_id: accountId, amount_usd: 7.123456 });
+    expect(exact.status).toBe(200);
+    expect(await balance(accountId)).toBe(7_123_456);
+  });
+
+  it('refuses a payload with an unpaired surrogate with 400, crediting nothing', async () => {
+    const { accountId } = await api.account(0);
+    await expectError(
+      await notify({ reference: 'QR-\ud800', account_id: accountId, amount_usd: 8 }),
+      400,
+      'invalid_request',
+    );
+    expect(await balance(accountId)).toBe(0);
+  });
+
+  it('credits a payment to a disabled account (the money arrived; the account stays disabled)', async () => {
+    const { accountId } = await api.account(0);
+    await api.database.pool.query(`update accounts set status = 'disabled' where id = $1`, [accountId]);
+    expect((await notify({ reference: 'QR-disabled', account_id: accountId, amount_usd: 8 })).status).toBe(
+      200,
+    );
+    expect(await balance(accountId)).toBe(8_000_000);
+  });
 });

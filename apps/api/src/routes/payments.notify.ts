@@ -1,6 +1,7 @@
 import { ApiError, recordTopUp, TopUpTooSmallError, UnknownAccountError } from '@mediagate/shared';
 import express, { type Router } from 'express';
 import type { ApiDeps } from '../deps';
+import { assertWellFormedStrings } from '../middleware/well-formed';
 import { PaymentNotificationError } from '../payments/provider';
 import { topUpPolicy } from './admin.accounts';
 import { usd } from './console-views';
@@ -21,6 +22,7 @@ export function register(router: Router, deps: ApiDeps): void {
     let payment: ReturnType<typeof provider.verify>;
     try {
       payment = provider.verify(req.headers, raw);
+      assertWellFormedStrings(payment.raw);
     } catch (err) {
       if (err instanceof PaymentNotificationError) {
         throw err.kind === 'signature'

@@ -1,16 +1,16 @@
 import { ApiError, getTaskForAccount, listTaskDeliveries, TASK_ID_PATTERN } from '@mediagate/shared';
 import type { Router } from 'express';
 import type { ApiDeps } from '../deps';
-import { principalOf, requireApiKey } from '../middleware/auth';
+import { type AccountAuth, apiKeyAuth } from '../middleware/account-auth';
 import { toDeliveryObject } from './callback-views';
 
 /**
  * GET /v1/videos/:taskId/callbacks: the task's callback deliveries with every attempt (time,
  * status code, latency, error). Another account's task is indistinguishable from none.
  */
-export function register(router: Router, deps: ApiDeps): void {
-  router.get('/videos/:taskId/callbacks', requireApiKey(deps), async (req, res) => {
-    const { accountId } = principalOf(req);
+export function register(router: Router, deps: ApiDeps, auth: AccountAuth = apiKeyAuth(deps)): void {
+  router.get('/videos/:taskId/callbacks', ...auth.handlers, async (req, res) => {
+    const accountId = auth.accountOf(req);
     const taskId = String(req.params.taskId);
     const task = TASK_ID_PATTERN.test(taskId)
       ? await getTaskForAccount(deps.database.db, taskId, accountId)

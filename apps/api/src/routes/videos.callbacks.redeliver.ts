@@ -7,16 +7,16 @@ import {
 } from '@mediagate/shared';
 import type { Router } from 'express';
 import type { ApiDeps } from '../deps';
-import { principalOf, requireApiKey } from '../middleware/auth';
+import { type AccountAuth, apiKeyAuth } from '../middleware/account-auth';
 import { toDeliveryObject } from './callback-views';
 
 /**
  * POST /v1/videos/:taskId/callbacks/:deliveryId/redeliver: sends the delivery again now, with the
  * same webhook-id; a finished one starts a fresh retry schedule. Answers 202 with the delivery.
  */
-export function register(router: Router, deps: ApiDeps): void {
-  router.post('/videos/:taskId/callbacks/:deliveryId/redeliver', requireApiKey(deps), async (req, res) => {
-    const { accountId } = principalOf(req);
+export function register(router: Router, deps: ApiDeps, auth: AccountAuth = apiKeyAuth(deps)): void {
+  router.post('/videos/:taskId/callbacks/:deliveryId/redeliver', ...auth.handlers, async (req, res) => {
+    const accountId = auth.accountOf(req);
     const taskId = String(req.params.taskId);
     const deliveryId = String(req.params.deliveryId);
     const found = /^msg_[0-9A-Z]{26}$/.test(deliveryId)

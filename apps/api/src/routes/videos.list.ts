@@ -2,7 +2,7 @@ import { listTasksForAccount, TASK_ID_PATTERN, toTaskObject } from '@mediagate/s
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
-import { principalOf, requireApiKey } from '../middleware/auth';
+import { type AccountAuth, apiKeyAuth } from '../middleware/account-auth';
 
 /** Query of GET /v1/videos. `completed` is accepted as a synonym of `succeeded`. */
 export const listVideosQuery = z.strictObject({
@@ -16,9 +16,9 @@ export const listVideosQuery = z.strictObject({
 });
 
 /** GET /v1/videos: the account's tasks, newest first, in the OpenAI list shape with keyset paging. */
-export function register(router: Router, deps: ApiDeps): void {
-  router.get('/videos', requireApiKey(deps), async (req, res) => {
-    const { accountId } = principalOf(req);
+export function register(router: Router, deps: ApiDeps, auth: AccountAuth = apiKeyAuth(deps)): void {
+  router.get('/videos', ...auth.handlers, async (req, res) => {
+    const accountId = auth.accountOf(req);
     const q = listVideosQuery.parse(req.query);
     const page = await listTasksForAccount(deps.database.db, {
       accountId,
@@ -26,7 +26,7 @@ export function register(router: Router, deps: ApiDeps): void {
       afterId: q.after,
       status: q.status,
     });
-    const data = page.rows.map(toTaskObject);
+    const data = page.rows.map((row) => toTaskObject(row));
     res.status(200).json({
       object: 'list',
       data,

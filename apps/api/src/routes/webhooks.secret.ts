@@ -1,7 +1,7 @@
 import { getWebhookSettings, rotateWebhookSecret } from '@mediagate/shared';
 import type { Router } from 'express';
 import type { ApiDeps } from '../deps';
-import { principalOf, requireApiKey } from '../middleware/auth';
+import { type AccountAuth, apiKeyAuth } from '../middleware/account-auth';
 import { toSecretObject } from './callback-views';
 
 /**
@@ -9,13 +9,13 @@ import { toSecretObject } from './callback-views';
  * POST /v1/webhooks/secret/rotate: a new secret; for 24 hours deliveries carry a signature made
  * with the old one too, so receivers can switch without rejecting anything.
  */
-export function register(router: Router, deps: ApiDeps): void {
-  router.get('/webhooks/secret', requireApiKey(deps), async (req, res) => {
-    const { accountId } = principalOf(req);
+export function register(router: Router, deps: ApiDeps, auth: AccountAuth = apiKeyAuth(deps)): void {
+  router.get('/webhooks/secret', ...auth.handlers, async (req, res) => {
+    const accountId = auth.accountOf(req);
     res.status(200).json(toSecretObject(await getWebhookSettings(deps.database.db, accountId)));
   });
-  router.post('/webhooks/secret/rotate', requireApiKey(deps), async (req, res) => {
-    const { accountId } = principalOf(req);
+  router.post('/webhooks/secret/rotate', ...auth.handlers, async (req, res) => {
+    const accountId = auth.accountOf(req);
     const rotated = await rotateWebhookSecret(deps.database.db, accountId);
     req.log.info({ accountId }, 'webhook secret rotated');
     res.status(200).json(toSecretObject(rotated));

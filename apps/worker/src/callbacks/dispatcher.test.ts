@@ -143,10 +143,14 @@ describe('callback dispatcher (real HTTP receivers)', () => {
       perHost: 1_000,
       scheduleMs: [],
     });
-    await Promise.all(Array.from({ length: 200 }, () => h.createDelivery(`${rx.url}/many`)));
-    await waitFor(() => rx.inFlight() === 200, { what: '200 requests in flight', timeoutMs: 30_000 });
-    await dispatcher.close();
-    await h.abandon(`${rx.url}/many`);
+    try {
+      await Promise.all(Array.from({ length: 200 }, () => h.createDelivery(`${rx.url}/many`)));
+      await waitFor(() => rx.inFlight() === 200, { what: '200 requests in flight', timeoutMs: 30_000 });
+    } finally {
+      // closed even when the wait fails, so its worker cannot take the next tests' deliveries
+      await dispatcher.close();
+      await h.abandon(`${rx.url}/many`);
+    }
   });
 
   it('honours Retry-After on 429', async () => {

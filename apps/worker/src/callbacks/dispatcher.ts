@@ -3,18 +3,20 @@ import {
   type Database,
   getDeliveryToSend,
   getWebhookSettings,
+  inSpan,
   type JobPayload,
   judgeAttempt,
   type Logger,
   type Metrics,
   type RetryPolicy,
   recordDeliveryAttempt,
+  type SendResult,
+  sendWebhook,
   signWebhook,
 } from '@mediagate/shared';
 import { DelayedError, type Job } from 'bullmq';
 import type { Dispatcher } from 'undici';
 import type { HostLimiter } from './host-limiter';
-import { type SendResult, sendWebhook } from './send';
 
 export interface CallbackDispatcherDeps {
   database: Database;
@@ -100,10 +102,23 @@ export function createCallbackProcessor(deps: CallbackDispatcherDeps) {
           sentAt,
           delivery.payload,
         );
-        result = await sendWebhook(
-          deps.agent,
-          { url: delivery.url, headers: { ...headers }, body: delivery.payload },
-          { timeoutMs: deps.config.timeoutMs, maxResponseBytes: deps.config.maxResponseBytes },
+        result = await inSpan(
+          'callback.deliver',
+          {
+            'mediagate.delivery_id': delivery.id,
+            'mediagate.task_id': delivery.taskId,
+            'mediagate.event': delivery.eventType,
+          },
+          async (span) => {
+            const sent = await sendWebhook(
+              deps.agent,
+              { url: delivery.url, headers: { ...headers }, body: delivery.payload },
+              { timeoutMs: deps.config.timeoutMs, maxResponseBytes: deps.config.maxResponseBytes },
+            );
+            if (sent.statusCode !== null) span.setAttribute('http.response.status_code', sent.statusCode);
+            if (sent.error) span.setAttribute('error.type', sent.error);
+            return sent;
+          },
         );
       } finally {
         deps.hosts.release(host);

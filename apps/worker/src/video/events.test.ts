@@ -1,11 +1,16 @@
-import { createRedis, decodeTaskEvent, TaskEventPublisher, taskEventsChannel } from '@mediagate/shared';
+import {
+  createRedis,
+  decodeTaskEvent,
+  type RedisClient,
+  TaskEventPublisher,
+  taskEventsChannel,
+} from '@mediagate/shared';
 import { testServiceUrls, waitFor } from '@mediagate/shared/testing';
-import type IORedis from 'ioredis';
 import { type Sim, startSim, startWorkerHarness, type WorkerHarness } from '../../test/harness';
 
 let sim: Sim;
 let h: WorkerHarness;
-let subscriber: IORedis;
+let subscriber: RedisClient;
 
 beforeAll(async () => {
   sim = await startSim();

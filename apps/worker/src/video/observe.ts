@@ -1,6 +1,7 @@
 import {
   boundedLabel,
   type DashScopeVideoClient,
+  inSpan,
   type Metrics,
   type TaskRow,
   type UpstreamChannel,
@@ -65,7 +66,11 @@ export function observedVideoClient(client: VideoClient, metrics: Metrics | unde
       operation,
     });
     try {
-      const result = await call();
+      const result = await inSpan(
+        `upstream.${operation}`,
+        { 'mediagate.vendor': 'dashscope', 'mediagate.channel': channel.name },
+        call,
+      );
       end({ outcome: 'ok' });
       return result;
     } catch (err) {

@@ -1,9 +1,9 @@
+import type { RedisClient } from '@mediagate/shared';
 import { createRedis } from '@mediagate/shared';
 import { testQueuePrefix, testServiceUrls } from '@mediagate/shared/testing';
-import type IORedis from 'ioredis';
 import { PollBudget } from './poll-budget';
 
-let redis: IORedis;
+let redis: RedisClient;
 beforeAll(async () => {
   redis = createRedis((await testServiceUrls()).redisUrl, 'worker');
 });

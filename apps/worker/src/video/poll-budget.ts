@@ -1,4 +1,4 @@
-import type IORedis from 'ioredis';
+import type { RedisClient } from '@mediagate/shared';
 
 /**
  * Spaces queries `ARGV[1]` microseconds apart, fleet-wide (GCRA on Redis's clock). Reserves the next
@@ -65,7 +65,7 @@ export class PollBudget {
   private readonly plannedPerSecond: number;
 
   constructor(
-    private readonly redis: IORedis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     readonly config: PollBudgetConfig,
   ) {

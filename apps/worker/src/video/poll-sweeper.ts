@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { RedisClient } from '@mediagate/shared';
 import {
   type ChannelPool,
   type DashScopeVideoClient,
@@ -9,12 +10,11 @@ import {
   type UpstreamVideoStatus,
 } from '@mediagate/shared';
 import type { Queue } from 'bullmq';
-import type IORedis from 'ioredis';
 import type { PollBudget } from './poll-budget';
 
 export interface PollSweeperDeps {
   database: Database;
-  redis: IORedis;
+  redis: RedisClient;
   /** the video queue: a task found finished has its waiting job run now */
   queue: Queue;
   client: Pick<DashScopeVideoClient, 'list'>;

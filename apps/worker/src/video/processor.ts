@@ -6,6 +6,7 @@ import {
   type Database,
   failTask,
   getTask,
+  inSpan,
   isTerminal,
   type JobPayload,
   type Logger,
@@ -16,6 +17,7 @@ import {
   shouldFailOver,
   startTask,
   succeedTask,
+  type TaskMediaLinks,
   type TaskRow,
   type TaskTransition,
   UpstreamError,
@@ -27,6 +29,7 @@ import { DelayedError, type Job } from 'bullmq';
 import { backoffDelay } from './backoff';
 import { observedVideoClient, observeTransition } from './observe';
 import { FixedPollScheduler, type PollScheduler } from './poll-scheduler';
+import { usageRefund } from './settle-usage';
 import type { UpstreamLimiter } from './upstream-limiter';
 
 export interface VideoProcessorDeps {
@@ -58,6 +61,15 @@ export interface VideoProcessorDeps {
   metrics?: Metrics;
   /** every move of a task is published here (the API's event streams and caches) */
   events?: { publish: (row: TaskRow) => void };
+  /**
+   * The media of a success: the gateway's signed links go into the task object (the vendor's
+   * link is kept, to copy from), and `copy` enqueues the copy once the move has committed (the
+   * reconciler enqueues what this misses). Without it a task keeps the vendor's link.
+   */
+  media?: {
+    linksFor: (taskId: string, completedAt: Date) => TaskMediaLinks;
+    copy: (taskId: string) => Promise<unknown>;
+  };
 }
 
 /** tries at storing an upstream id, about 26 s of backoff in all */
@@ -149,12 +161,19 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
   ): Promise<TaskTransition | null> => {
     const { taskId } = job.data;
     let ended: TaskTransition | null = null;
+    // the terminal move: its state change, refund and callback rows commit in one transaction
     const fail = async (id: string, error: { code: string; message: string }) => {
-      ended = observed(await failTask(db, id, error));
+      const attributes = { 'mediagate.task_id': id, 'mediagate.error_code': error.code };
+      ended = observed(await inSpan('task.fail', attributes, () => failTask(db, id, error)));
       return ended;
     };
     const succeed = async (row: TaskRow, result: { videoUrl: string; usage?: unknown }) => {
-      ended = observed(await succeedTask(db, row, result));
+      const settle = {
+        media: deps.media?.linksFor(row.id, new Date()),
+        refund: usageRefund(deps.catalog, row, result.usage, log),
+      };
+      const attributes = { 'mediagate.task_id': row.id };
+      ended = observed(await inSpan('task.succeed', attributes, () => succeedTask(db, row, result, settle)));
       return ended;
     };
     let row = await getTask(db, taskId);
@@ -353,5 +372,12 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
     // A run that returns (rather than waiting as a delayed job) has ended the task, or found it
     // ended: its callback deliveries are committed by now, so hand them to the dispatcher.
     await notifyCallbacks(job.data.taskId, ended, log);
+    if (ended?.status === 'succeeded' && deps.media) {
+      await deps.media
+        .copy(ended.id)
+        .catch((err: unknown) =>
+          log.warn({ err }, 'media copy enqueue failed; the reconciler will enqueue it'),
+        );
+    }
   };
 }

@@ -1,9 +1,8 @@
-import { createRedis } from '@mediagate/shared';
+import { createRedis, type RedisClient } from '@mediagate/shared';
 import { testQueuePrefix, testServiceUrls } from '@mediagate/shared/testing';
-import type IORedis from 'ioredis';
 import { UpstreamLimiter } from './upstream-limiter';
 
-let redis: IORedis;
+let redis: RedisClient;
 beforeAll(async () => {
   redis = createRedis((await testServiceUrls()).redisUrl, 'worker');
 });

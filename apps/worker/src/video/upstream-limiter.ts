@@ -1,4 +1,4 @@
-import type IORedis from 'ioredis';
+import type { RedisClient } from '@mediagate/shared';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
 /**
@@ -10,7 +10,11 @@ export class UpstreamLimiter {
   private readonly submit?: RateLimiterRedis;
   private readonly poll?: RateLimiterRedis;
 
-  constructor(redis: IORedis, prefix: string, limits: { submitPerSecond: number; pollPerSecond: number }) {
+  constructor(
+    redis: RedisClient,
+    prefix: string,
+    limits: { submitPerSecond: number; pollPerSecond: number },
+  ) {
     if (limits.submitPerSecond > 0) {
       this.submit = new RateLimiterRedis({
         storeClient: redis,

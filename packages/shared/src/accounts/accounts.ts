@@ -87,6 +87,8 @@ export interface Principal {
   /** the account's override of its unfinished-video-task limit; null = the default */
   maxActiveVideoTasks: number | null;
   lastUsedAt: Date | null;
+  /** when the key stops working; null = never */
+  expiresAt: Date | null;
 }
 
 /**
@@ -106,6 +108,7 @@ export async function authenticateApiKey(db: Db, presented: string): Promise<Pri
       rpmLimit: accounts.rpmLimit,
       maxActiveVideoTasks: accounts.maxActiveVideoTasks,
       lastUsedAt: apiKeys.lastUsedAt,
+      expiresAt: apiKeys.expiresAt,
     })
     .from(apiKeys)
     .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))

@@ -1,4 +1,5 @@
 import { Algorithm, hash, verify } from '@node-rs/argon2';
+import { dictionary } from '@zxcvbn-ts/language-common';
 
 export const MIN_PASSWORD_LENGTH = 8;
 export const MAX_PASSWORD_LENGTH = 256;
@@ -29,4 +30,15 @@ let dummyHash: Promise<string> | undefined;
 export async function burnPasswordCheck(password: string): Promise<void> {
   dummyHash ??= hashPassword('not-a-real-password-0');
   await verifyPassword(await dummyHash, password);
+}
+
+let common: Set<string> | undefined;
+/**
+ * Whether `password` (ignoring case) is in the list of about 49,000 most common passwords from
+ * leaked password sets that zxcvbn-ts ships (`password`, `12345678`, `qwertyuiop`...): the first
+ * ones an attacker tries.
+ */
+export function isCommonPassword(password: string): boolean {
+  common ??= new Set((dictionary['passwords-common'] as string[]).map((p) => p.toLowerCase()));
+  return common.has(password.toLowerCase());
 }

@@ -53,8 +53,11 @@ export type RegistrationStart =
 
 /**
  * Starts (or restarts) the registration of `email` with `password`: stores the password's
- * argon2id hash and a fresh 6-digit code (hashed) and returns the code to send. Throws
- * ResendCooldownError when the previous code went out less than the cool-down ago.
+ * argon2id hash and a fresh 6-digit code (hashed) and returns the code to send, or, when the
+ * address already has an account, `exists` (tell its owner instead; the code is never sent).
+ * Both cases do the same work (the hash, the cool-down, the stored row), so neither the answer,
+ * its timing nor a repeat reveals which it was. Throws ResendCooldownError when the previous
+ * code (or notice) went out less than the cool-down ago.
  */
 export async function startRegistration(
   db: Db,
@@ -62,23 +65,29 @@ export async function startRegistration(
   policy: RegistrationPolicy,
 ): Promise<RegistrationStart> {
   const email = normalizeEmail(args.email);
-  const [existing] = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.email, email));
-  if (existing) return { kind: 'exists', email };
   const passwordHash = await hashPassword(args.password);
-  return issueCode(db, email, policy, passwordHash);
+  const start = await issueCode(db, email, policy, passwordHash);
+  return (await hasAccount(db, email)) ? { kind: 'exists', email } : start;
 }
 
 /**
- * Sends a new code for a pending registration (the old one stops working). Throws
- * ResendCooldownError inside the cool-down and VerificationFailedError('no_registration') when
- * nothing is pending for the address.
+ * Sends a new code for a pending registration (the old one stops working), or again the notice
+ * when the address has an account meanwhile. Throws ResendCooldownError inside the cool-down and
+ * VerificationFailedError('no_registration') when nothing is pending for the address.
  */
 export async function resendRegistrationCode(
   db: Db,
   email: string,
   policy: RegistrationPolicy,
 ): Promise<RegistrationStart> {
-  return issueCode(db, normalizeEmail(email), policy);
+  const normalized = normalizeEmail(email);
+  const start = await issueCode(db, normalized, policy);
+  return (await hasAccount(db, normalized)) ? { kind: 'exists', email: normalized } : start;
+}
+
+async function hasAccount(db: Db, email: string): Promise<boolean> {
+  const [existing] = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.email, email));
+  return existing !== undefined;
 }
 
 async function issueCode(

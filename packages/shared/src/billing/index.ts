@@ -1,4 +1,7 @@
 export * from './ledger';
 export * from './settlement';
+export * from './settlement';
 export * from './statements';
+export * from './topup-orders';
 export * from './topups';
+export * from './video-usage';

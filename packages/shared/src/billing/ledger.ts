@@ -214,6 +214,24 @@ export async function refundCall(
   return true;
 }
 
+/**
+ * The writes of credits for a one-statement hot path (data-modifying CTEs): `source` names a CTE
+ * of rows (account_id, kind, amount_micro_usd, ref, reason); `ledger` inserts them (rows of 0 are
+ * skipped; (kind, ref) is unique) and `balance` adds them to the accounts. Use both in the same
+ * statement, each as its own CTE.
+ */
+export function creditRowsStatements(source: string): { ledger: SQL; balance: SQL } {
+  const from = sql.raw(source);
+  return {
+    ledger: sql`insert into ledger_entries (account_id, kind, amount_micro_usd, ref, reason)
+      select account_id, kind, amount_micro_usd, ref, reason from ${from} where amount_micro_usd > 0`,
+    balance: sql`update accounts a
+      set balance_micro_usd = a.balance_micro_usd + c.total, updated_at = now()
+      from (select account_id, sum(amount_micro_usd)::bigint as total from ${from} group by account_id) c
+      where a.id = c.account_id`,
+  };
+}
+
 /** Adds credit (grant, top-up, bonus) with its ledger row, inside the caller's transaction. */
 export async function creditAccount(
   tx: DbOrTx,
@@ -250,7 +268,7 @@ export async function creditAccount(
  */
 export async function adjustBalance(
   tx: DbOrTx,
-  args: { accountId: string; amountMicroUsd: number; reason: string; ref?: string },
+  args: { accountId: string; amountMicroUsd: number; reason: string; ref?: string; operatorId?: string },
 ): Promise<boolean> {
   if (args.amountMicroUsd === 0) return false;
   const inserted = await tx
@@ -261,6 +279,7 @@ export async function adjustBalance(
       amountMicroUsd: args.amountMicroUsd,
       ref: args.ref,
       reason: args.reason,
+      operatorId: args.operatorId,
     })
     .onConflictDoNothing()
     .returning({ id: ledgerEntries.id });

@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { apiKeys, ledgerEntries, tasks, usageRecords } from '../db/schema';
 
@@ -16,8 +16,17 @@ function toPage<T extends { id: number }>(rows: T[], limit: number): Page<T> {
   return { data, hasMore, nextCursor: hasMore ? String(data[data.length - 1]!.id) : null };
 }
 
-/** The account's ledger, newest first, keyset-paged by entry id (`before` = a previous nextCursor). */
-export async function listLedger(db: DbOrTx, accountId: string, opts: { limit: number; before?: number }) {
+export type LedgerKind = (typeof ledgerEntries.kind.enumValues)[number];
+
+/**
+ * The account's ledger, newest first, keyset-paged by entry id (`before` = a previous nextCursor);
+ * only entries of `kind` when given.
+ */
+export async function listLedger(
+  db: DbOrTx,
+  accountId: string,
+  opts: { limit: number; before?: number; kind?: LedgerKind },
+) {
   const rows = await db
     .select({
       id: ledgerEntries.id,
@@ -31,6 +40,7 @@ export async function listLedger(db: DbOrTx, accountId: string, opts: { limit: n
     .where(
       and(
         eq(ledgerEntries.accountId, accountId),
+        opts.kind !== undefined ? eq(ledgerEntries.kind, opts.kind) : undefined,
         opts.before !== undefined ? lt(ledgerEntries.id, opts.before) : undefined,
       ),
     )
@@ -42,9 +52,13 @@ export async function listLedger(db: DbOrTx, accountId: string, opts: { limit: n
 /**
  * The account's billed calls, newest first, keyset-paged by record id. A video task's outcome
  * is its task's status (pending, processing, succeeded, failed); an image call's is `succeeded`,
- * `partial` (some images refunded) or `failed` (all refunded).
+ * `partial` (some images refunded) or `failed` (all refunded). Only calls of `model` when given.
  */
-export async function listUsage(db: DbOrTx, accountId: string, opts: { limit: number; before?: number }) {
+export async function listUsage(
+  db: DbOrTx,
+  accountId: string,
+  opts: { limit: number; before?: number; model?: string },
+) {
   const rows = await db
     .select({
       id: usageRecords.id,
@@ -66,12 +80,48 @@ export async function listUsage(db: DbOrTx, accountId: string, opts: { limit: nu
     .where(
       and(
         eq(usageRecords.accountId, accountId),
+        opts.model !== undefined ? eq(usageRecords.model, opts.model) : undefined,
         opts.before !== undefined ? lt(usageRecords.id, opts.before) : undefined,
       ),
     )
     .orderBy(desc(usageRecords.id))
     .limit(opts.limit + 1);
   return toPage(rows, opts.limit);
+}
+
+export interface DailySpend {
+  /** the day, YYYY-MM-DD, in the requested time zone */
+  day: string;
+  model: string | null;
+  calls: number;
+  /** charged minus refunded */
+  spentMicroUsd: number;
+}
+
+/**
+ * The account's spend per day and model since `since` (charged minus refunded, by the day the call
+ * was made in `timeZone`, an IANA name the caller has checked), in one grouped query over the
+ * account's usage index. Days without calls are absent.
+ */
+export async function spendByDayAndModel(
+  db: DbOrTx,
+  accountId: string,
+  opts: { since: Date; timeZone: string },
+): Promise<DailySpend[]> {
+  const day = sql<string>`to_char(${usageRecords.createdAt} at time zone ${opts.timeZone}, 'YYYY-MM-DD')`;
+  const rows = await db
+    .select({
+      day,
+      model: usageRecords.model,
+      calls: sql<number>`count(*)::int`,
+      spentMicroUsd: sql<string>`sum(${usageRecords.costMicroUsd} - ${usageRecords.refundedMicroUsd})`,
+    })
+    .from(usageRecords)
+    .where(and(eq(usageRecords.accountId, accountId), gte(usageRecords.createdAt, opts.since)))
+    // by position: the time zone is a bound parameter, so the day expression cannot be repeated
+    .groupBy(sql`1`, usageRecords.model)
+    .orderBy(sql`1`, usageRecords.model);
+  return rows.map((r) => ({ ...r, spentMicroUsd: Number(r.spentMicroUsd) }));
 }
 
 export interface FinishedCall {

@@ -106,7 +106,8 @@ export async function recordTopUp(
       amountMicroUsd: args.amountMicroUsd,
       kind: 'topup',
       ref,
-      reason: args.note ?? `top-up via ${args.provider}`,
+      // the operator's note stays on the payment row (operators only); the owner sees this
+      reason: `top-up via ${args.provider}`,
     });
     await creditAccount(tx, {
       accountId: args.accountId,

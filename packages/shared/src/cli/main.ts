@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createAccount, revokeApiKey } from '../accounts';
+import { announceKeyRevocation, createAccount, revokeApiKey } from '../accounts';
 import { usdToMicro } from '../billing';
 import { baseEnvSchema, loadConfig } from '../config/env';
 import { createDatabase, pgErrorCode } from '../db/client';
@@ -35,7 +35,10 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const config = loadConfig(baseEnvSchema);
-  const database = createDatabase(config.DATABASE_URL, { max: 1 });
+  const database = createDatabase(config.DATABASE_URL, {
+    max: 1,
+    preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
+  });
   try {
     switch (command) {
       case 'account:create': {
@@ -64,7 +67,14 @@ async function main(argv: string[]): Promise<number> {
           return 2;
         }
         await revokeApiKey(database.db, values.id);
-        process.stderr.write(`revoked ${values.id}\n`);
+        const redis = createRedis(config.REDIS_URL, 'producer', { cluster: config.REDIS_CLUSTER });
+        const announced = await announceKeyRevocation(redis, config.QUEUE_PREFIX, { keyId: values.id });
+        redis.disconnect();
+        process.stderr.write(
+          announced
+            ? `revoked ${values.id}\n`
+            : `revoked ${values.id}; Redis did not answer, so API replicas refuse it within AUTH_CACHE_TTL_MS\n`,
+        );
         return 0;
       }
       case 'callbacks:redeliver': {
@@ -75,7 +85,7 @@ async function main(argv: string[]): Promise<number> {
         }
         const ids = await redeliverFailedSince(database.db, values.account, since);
         // Committed first, enqueued second; whatever Redis does not take now, the reconciler enqueues.
-        const redis = createRedis(config.REDIS_URL, 'producer');
+        const redis = createRedis(config.REDIS_URL, 'producer', { cluster: config.REDIS_CLUSTER });
         const queue = createCallbacksQueue(redis, config.QUEUE_PREFIX);
         let enqueued = 0;
         try {

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors';
 
+export const intFromEnv = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+export const boolFromEnv = (def: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .default(def ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
 /** Variables every process reads. Apps extend this with their own. */
 export const baseEnvSchema = z.object({
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/mediagate'),
@@ -10,7 +17,14 @@ export const baseEnvSchema = z.object({
    * max_connections (or the pooler's limit).
    */
   DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(1000).optional(),
+  /**
+   * false for a pooler in transaction mode that cannot carry named prepared statements (PgBouncer
+   * before 1.21): every statement is then sent unnamed.
+   */
+  DATABASE_PREPARED_STATEMENTS: boolFromEnv(true),
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  /** REDIS_URL is a node of a Redis Cluster (the other nodes are discovered from it) */
+  REDIS_CLUSTER: boolFromEnv(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /**
    * Prefix of every BullMQ key. The braces make it a Redis Cluster hash tag, so all keys of the
@@ -18,13 +32,6 @@ export const baseEnvSchema = z.object({
    */
   QUEUE_PREFIX: z.string().min(1).default('{mediagate}'),
 });
-
-export const intFromEnv = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
-export const boolFromEnv = (def: boolean) =>
-  z
-    .enum(['true', 'false', '1', '0', 'yes', 'no'])
-    .default(def ? 'true' : 'false')
-    .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 /**
  * Parses `env` with `schema`. Throws ConfigError naming every wrong or missing variable, so a
@@ -39,3 +46,11 @@ export function loadConfig<S extends z.ZodType>(
   const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
   throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
 }
+
+/**
+ * Access to /metrics, API and workers alike: METRICS_TOKEN, when set, must come as
+ * `Authorization: Bearer <token>`. At least 16 characters.
+ */
+export const metricsEnvShape = {
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+};

@@ -32,7 +32,12 @@ export const videoTaskObject = z
       .describe(
         'an unfinished task: when it will likely finish, from the durations learned for its model; null while unknown',
       ),
-    video_url: z.string().optional().describe('present when succeeded'),
+    video_url: z
+      .string()
+      .optional()
+      .describe('present when succeeded and until expires_at: a signed link of the gateway, no key needed'),
+    thumbnail_url: z.string().optional().describe('the first frame (JPEG), signed like video_url'),
+    expires_at: unix.nullable().optional().describe('succeeded tasks: when the links stop working'),
     error: z.object({ code: z.string(), message: z.string() }).optional().describe('present when failed'),
     metadata: z.record(z.string(), z.unknown()),
   })

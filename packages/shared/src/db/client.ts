@@ -1,6 +1,6 @@
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { PgTransaction } from 'drizzle-orm/pg-core';
-import { Pool, type PoolConfig } from 'pg';
+import { Pool, type PoolClient, type PoolConfig } from 'pg';
 import * as schema from './schema';
 
 export type Db = NodePgDatabase<typeof schema>;
@@ -18,9 +18,18 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** Opens a pg pool and its drizzle handle. The caller owns it and must `close()` it. */
-export function createDatabase(url: string, opts: Omit<PoolConfig, 'connectionString'> = {}): Database {
-  const pool = new Pool({ connectionString: url, max: 20, connectionTimeoutMillis: 5_000, ...opts });
+/**
+ * Opens a pg pool and its drizzle handle. The caller owns it and must `close()` it. With
+ * `preparedStatements: false` no statement is named (each is parsed per execution), which a
+ * pooler in transaction mode needs when it cannot track named statements across server connections.
+ */
+export function createDatabase(
+  url: string,
+  opts: Omit<PoolConfig, 'connectionString'> & { preparedStatements?: boolean } = {},
+): Database {
+  const { preparedStatements = true, ...poolOpts } = opts;
+  const pool = new Pool({ connectionString: url, max: 20, connectionTimeoutMillis: 5_000, ...poolOpts });
+  if (!preparedStatements) pool.on('connect', (client) => unnameStatements(client));
   // An idle client that loses its connection (Postgres restart) emits 'error'; the pool drops it.
   pool.on('error', () => {});
   // A checked-out client (inside a transaction, between two queries) that loses its connection
@@ -29,6 +38,22 @@ export function createDatabase(url: string, opts: Omit<PoolConfig, 'connectionSt
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzle(pool, { schema });
   return { pool, db, close: () => pool.end() };
+}
+
+/**
+ * Drops the `name` of every query config a client is given: drizzle's `.prepare(name)` becomes a
+ * statement in Postgres' unnamed slot, parsed, bound and run in one round trip (safe behind a
+ * transaction pooler, where the next query may reach another server connection).
+ */
+function unnameStatements(client: PoolClient): void {
+  const query = client.query;
+  client.query = function (this: PoolClient, config: unknown, ...rest: unknown[]) {
+    if (config && typeof config === 'object' && 'name' in config && !('submit' in config)) {
+      const { name: _name, ...unnamed } = config as { name?: string };
+      return (query as (...args: unknown[]) => unknown).call(this, unnamed, ...rest);
+    }
+    return (query as (...args: unknown[]) => unknown).call(this, config, ...rest);
+  } as PoolClient['query'];
 }
 
 /** The Postgres SQLSTATE of an error, looking through drizzle's wrapping (`cause`). */

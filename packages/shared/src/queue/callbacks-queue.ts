@@ -1,10 +1,14 @@
-import { Queue } from 'bullmq';
-import type IORedis from 'ioredis';
+import { Queue, type Telemetry } from 'bullmq';
 import { JOB_CATALOG, QUEUE_NAMES } from './catalog';
+import type { RedisClient } from './connection';
 
 /** The producer side of the callbacks queue. Connection errors are retried by ioredis, not thrown. */
-export function createCallbacksQueue(connection: IORedis, prefix: string): Queue {
-  const queue = new Queue(QUEUE_NAMES.callbacks, { connection, prefix });
+export function createCallbacksQueue(
+  connection: RedisClient,
+  prefix: string,
+  opts: { telemetry?: Telemetry } = {},
+): Queue {
+  const queue = new Queue(QUEUE_NAMES.callbacks, { connection, prefix, telemetry: opts.telemetry });
   queue.on('error', () => {});
   return queue;
 }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 export const QUEUE_NAMES = {
   video: 'video-tasks',
   callbacks: 'callbacks',
+  media: 'media-copy',
 } as const;
 export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];
 
@@ -42,6 +43,17 @@ export const JOB_CATALOG = {
       backoff: { type: 'exponential', delay: 1_000 },
       removeOnComplete: true,
       removeOnFail: { age: 7 * 24 * 3600 },
+    },
+  },
+  'media.copy': {
+    queue: QUEUE_NAMES.media,
+    schema: z.object({ taskId: z.string() }),
+    options: {
+      // The copy retries within its run and records every failure on its media row; the
+      // reconciler enqueues it again when the row is due. A job is one try of that.
+      attempts: 1,
+      removeOnComplete: true,
+      removeOnFail: true,
     },
   },
 } as const satisfies Record<string, JobSpec>;

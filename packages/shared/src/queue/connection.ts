@@ -1,19 +1,48 @@
-import IORedis, { type RedisOptions } from 'ioredis';
+import IORedis, { Cluster, type RedisOptions } from 'ioredis';
+
+/** A connection to a single Redis server or to a Redis Cluster; BullMQ and the limiters take either. */
+export type RedisClient = IORedis | Cluster;
 
 /**
  * A Redis connection for BullMQ. `worker` connections retry commands forever (BullMQ requires
  * it for blocking commands); `producer` connections fail a command fast so an API request never
- * hangs on a Redis outage.
+ * hangs on a Redis outage. With `cluster`, `url` is any node of a Redis Cluster (the others are
+ * discovered); every key of the gateway carries the `QUEUE_PREFIX` hash tag, so each queue's keys
+ * live in one slot.
  */
-export function createRedis(url: string, role: 'worker' | 'producer', extra: RedisOptions = {}): IORedis {
-  const redis = new IORedis(url, {
+export function createRedis(
+  url: string,
+  role: 'worker' | 'producer',
+  opts: { cluster?: boolean } = {},
+): RedisClient {
+  const options: RedisOptions = {
     maxRetriesPerRequest: role === 'worker' ? null : 1,
     enableReadyCheck: true,
     connectTimeout: 5_000,
     retryStrategy: (times) => Math.min(times * 200, 2_000),
-    ...extra,
-  });
+  };
+  const redis = opts.cluster
+    ? new Cluster([clusterSeed(url)], {
+        redisOptions: { ...redisAuth(url), ...options },
+        clusterRetryStrategy: (times) => Math.min(times * 200, 2_000),
+        enableReadyCheck: true,
+      })
+    : new IORedis(url, options);
   // Connection errors are retried by ioredis; without a listener they would crash the process.
   redis.on('error', () => {});
   return redis;
+}
+
+function clusterSeed(url: string): { host: string; port: number } {
+  const parsed = new URL(url);
+  return { host: parsed.hostname, port: Number(parsed.port || 6379) };
+}
+
+function redisAuth(url: string): Pick<RedisOptions, 'username' | 'password' | 'tls'> {
+  const first = new URL(url);
+  return {
+    ...(first.username ? { username: decodeURIComponent(first.username) } : {}),
+    ...(first.password ? { password: decodeURIComponent(first.password) } : {}),
+    ...(first.protocol === 'rediss:' ? { tls: {} } : {}),
+  };
 }

@@ -1,4 +1,5 @@
 export * from './callbacks-queue';
 export * from './catalog';
 export * from './connection';
+export * from './media-queue';
 export * from './video-queue';

@@ -1,10 +1,14 @@
-import { Queue } from 'bullmq';
-import type IORedis from 'ioredis';
+import { Queue, type Telemetry } from 'bullmq';
 import { JOB_CATALOG, type JobPayload, QUEUE_NAMES } from './catalog';
+import type { RedisClient } from './connection';
 
 /** The producer side of the video queue. Connection errors are retried by ioredis, not thrown. */
-export function createVideoQueue(connection: IORedis, prefix: string): Queue {
-  const queue = new Queue(QUEUE_NAMES.video, { connection, prefix });
+export function createVideoQueue(
+  connection: RedisClient,
+  prefix: string,
+  opts: { telemetry?: Telemetry } = {},
+): Queue {
+  const queue = new Queue(QUEUE_NAMES.video, { connection, prefix, telemetry: opts.telemetry });
   queue.on('error', () => {});
   return queue;
 }

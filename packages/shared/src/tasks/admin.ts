@@ -1,6 +1,6 @@
 import { and, desc, eq, gte, lt, lte } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../db/client';
-import { type TaskRow, type TaskStatus, tasks } from '../db/schema';
+import { type TaskRow, type TaskStatus, taskRetries, tasks } from '../db/schema';
 import { newTaskId } from '../ids';
 import { createVideoTask, getTask } from './tasks';
 
@@ -37,25 +37,46 @@ export async function findTasks(db: DbOrTx, q: TaskSearch): Promise<{ rows: Task
 /**
  * Runs a failed task again as a new task with the same model, prompt and metadata, charged to the
  * same account (the failed one was refunded). Terminal states never change, so the original keeps
- * its failure; the new task records it in `metadata.retry_of`. Returns null when `id` is not a
- * failed task. Throws InsufficientQuotaError when the balance does not cover the price.
+ * its failure; the new task records it in `metadata.retry_of`. Idempotent per source task: the
+ * retry is recorded (task_retries) in the transaction that creates and charges it, so a repeated
+ * or concurrent retry returns the first one with `created: false` and charges nothing. Returns
+ * null when `id` is not a failed task. Throws InsufficientQuotaError when the balance does not
+ * cover the price.
  */
 export async function retryFailedTask(
   db: Db,
   id: string,
-  opts: { deadlineMs: number },
-): Promise<TaskRow | null> {
+  opts: { deadlineMs: number; operatorId?: string },
+): Promise<{ row: TaskRow; created: boolean } | null> {
   const original = await getTask(db, id);
   if (!original || original.status !== 'failed') return null;
-  return createVideoTask(db, {
-    id: newTaskId(),
-    accountId: original.accountId,
-    apiKeyId: original.apiKeyId,
-    model: original.model,
-    prompt: original.prompt,
-    metadata: { ...(original.metadata as Record<string, unknown>), retry_of: original.id },
-    priceMicroUsd: original.priceMicroUsd,
-    requestId: original.requestId ?? undefined,
-    deadlineAt: new Date(Date.now() + opts.deadlineMs),
+  const retryId = newTaskId();
+  return db.transaction(async (tx) => {
+    const claimed = await tx
+      .insert(taskRetries)
+      .values({ sourceTaskId: original.id, taskId: retryId, operatorId: opts.operatorId })
+      .onConflictDoNothing()
+      .returning({ taskId: taskRetries.taskId });
+    if (claimed.length === 0) {
+      // an earlier (or concurrent, now committed) retry of the same task
+      const [earlier] = await tx
+        .select({ task: tasks })
+        .from(taskRetries)
+        .innerJoin(tasks, eq(tasks.id, taskRetries.taskId))
+        .where(eq(taskRetries.sourceTaskId, original.id));
+      return earlier ? { row: earlier.task, created: false } : null;
+    }
+    const row = await createVideoTask(tx as unknown as Db, {
+      id: retryId,
+      accountId: original.accountId,
+      apiKeyId: original.apiKeyId,
+      model: original.model,
+      prompt: original.prompt,
+      metadata: { ...(original.metadata as Record<string, unknown>), retry_of: original.id },
+      priceMicroUsd: original.priceMicroUsd,
+      requestId: original.requestId ?? undefined,
+      deadlineAt: new Date(Date.now() + opts.deadlineMs),
+    });
+    return { row, created: true };
   });
 }

@@ -1,9 +1,9 @@
-import type IORedis from 'ioredis';
+import type { RedisClient } from '../queue/connection';
 import { createRedis } from '../queue/connection';
 import { testQueuePrefix, testServiceUrls } from '../testing';
 import { summarize, TaskDurations } from './durations';
 
-let redis: IORedis;
+let redis: RedisClient;
 beforeAll(async () => {
   redis = createRedis((await testServiceUrls()).redisUrl, 'producer');
 });

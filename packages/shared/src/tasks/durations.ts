@@ -1,4 +1,4 @@
-import type IORedis from 'ioredis';
+import type { RedisClient } from '../queue/connection';
 
 /** What the finished tasks of one model have shown: how long the upstream took, in milliseconds. */
 export interface DurationSummary {
@@ -62,7 +62,7 @@ export class TaskDurations {
   >();
 
   constructor(
-    private readonly redis: IORedis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     opts: TaskDurationsOptions = {},
   ) {

@@ -1,4 +1,4 @@
-import type IORedis from 'ioredis';
+import type { RedisClient } from '../queue/connection';
 import type { TaskRow } from '../db/schema';
 import type { DurationSummary, TaskDurations } from './durations';
 import { toTaskObject } from './task-object';
@@ -73,7 +73,7 @@ export function taskEventOf(row: TaskRow, durations?: DurationSummary | null): T
     accountId: row.accountId,
     taskId: row.id,
     eventId: taskEventId(row),
-    json: JSON.stringify(toTaskObject(row, estimate)),
+    json: JSON.stringify(toTaskObject(row, { estimate })),
   };
 }
 
@@ -85,7 +85,7 @@ export class TaskEventPublisher {
   private readonly channel: string;
 
   constructor(
-    private readonly redis: IORedis,
+    private readonly redis: RedisClient,
     prefix: string,
     private readonly durations?: TaskDurations,
   ) {

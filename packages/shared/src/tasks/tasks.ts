@@ -1,9 +1,11 @@
 import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import { releaseVideoSlot, releaseVideoSlotStatement } from '../accounts/video-slots';
 import { chargeForCall, refundCall } from '../billing/ledger';
-import type { Db, DbOrTx } from '../db/client';
+import { type Db, type DbOrTx, isTransaction } from '../db/client';
 import { fromDriverRow } from '../db/driver-row';
 import { type TaskRow, type TaskStatus, tasks } from '../db/schema';
+import type { TaskMediaLinks } from '../media/links';
+import { taskMediaInsert } from '../media/task-media';
 import { type CallbackEventType, recordTaskEvent, taskEventInsert } from '../webhooks/outbox';
 import { claimIdempotencyKey, type IdempotencyClaim } from './idempotency';
 
@@ -115,6 +117,8 @@ type TaskPatch = Partial<
     | 'startedAt'
     | 'completedAt'
     | 'upstreamTaskId'
+    | 'expiresAt'
+    | 'thumbnailUrl'
   >
 >;
 
@@ -161,21 +165,70 @@ export async function startTask(db: DbOrTx, task: TaskRow | string): Promise<Tas
   return moveWithEvent(db, current, 'processing', { startedAt: now, progress: 0 }, 'video.processing', now);
 }
 
+/** What a success settles besides the move: the gateway's media links, and a refund of overcharge. */
+export interface SuccessSettlement {
+  /**
+   * The gateway's signed links: the task object carries them instead of the vendor's link, and
+   * a media row (the vendor's link, to copy from) is written in the same statement.
+   */
+  media?: TaskMediaLinks;
+  /** what to give back when the vendor reports less than was charged (in the same transaction) */
+  refund?: { amountMicroUsd: number; reason: string };
+}
+
 /**
- * processing → succeeded with the video, its `video.succeeded` callback outbox row, and the
- * account's video slot given back, in one statement. Null when the task was not processing.
+ * processing → succeeded with the video, its `video.succeeded` callback outbox row, the account's
+ * video slot given back and, with `settle.media`, the media row, in one statement (with
+ * `settle.refund`, one transaction that also refunds). Null when the task was not processing.
  * `task` as in startTask.
  */
 export async function succeedTask(
-  db: DbOrTx,
+  db: Db | DbOrTx,
   task: TaskRow | string,
   result: { videoUrl: string; usage?: unknown },
+  settle: SuccessSettlement = {},
 ): Promise<TaskTransition | null> {
   const current = await rowOf(db, task);
   if (!current) return null;
   const now = new Date();
-  const patch = { videoUrl: result.videoUrl, usage: result.usage ?? null, progress: 100, completedAt: now };
-  return moveWithEvent(db, current, 'succeeded', patch, 'video.succeeded', now);
+  const patch: TaskPatch = {
+    videoUrl: settle.media?.videoUrl ?? result.videoUrl,
+    usage: result.usage ?? null,
+    progress: 100,
+    completedAt: now,
+    ...(settle.media ? { thumbnailUrl: settle.media.thumbnailUrl, expiresAt: settle.media.expiresAt } : {}),
+  };
+  const media = settle.media
+    ? taskMediaInsert('t', { sourceUrl: result.videoUrl, expiresAt: settle.media.expiresAt, now })
+    : undefined;
+  const refund = settle.refund;
+  if (!refund || refund.amountMicroUsd <= 0) {
+    return moveWithEvent(db, current, 'succeeded', patch, 'video.succeeded', now, media);
+  }
+  const run = async (tx: DbOrTx) => {
+    const moved = await moveWithEvent(tx, current, 'succeeded', patch, 'video.succeeded', now, media);
+    if (moved) {
+      await refundCall(tx, {
+        accountId: moved.accountId,
+        amountMicroUsd: Math.min(refund.amountMicroUsd, moved.priceMicroUsd),
+        ref: moved.id,
+        reason: refund.reason,
+      });
+    }
+    return moved;
+  };
+  return isTransaction(db) ? run(db) : (db as Db).transaction(run);
+}
+
+/**
+ * Ends a succeeded task's media links at `at` (its media was deleted): the task object shows no
+ * link from then on. Terminal states never change; only the links go.
+ */
+export async function endTaskMediaLinks(db: DbOrTx, id: string, at: Date): Promise<void> {
+  await db
+    .update(tasks)
+    .set({ videoUrl: null, thumbnailUrl: null, expiresAt: at, updatedAt: at })
+    .where(and(eq(tasks.id, id), eq(tasks.status, 'succeeded')));
 }
 
 /**
@@ -193,6 +246,8 @@ async function moveWithEvent(
   patch: TaskPatch,
   event: CallbackEventType,
   now: Date,
+  /** another insert reading the moved row from `t` (the media row of a success) */
+  also?: SQL,
 ): Promise<TaskTransition | null> {
   const at = now.toISOString();
   // Written out rather than built with the update builder: this runs twice per task, and
@@ -204,6 +259,8 @@ async function moveWithEvent(
           where id = ${current.id} and status = 'pending' returning *`
       : sql`update tasks set status = 'succeeded', progress = 100, video_url = ${patch.videoUrl ?? null}::text,
             usage = ${patch.usage == null ? null : JSON.stringify(patch.usage)}::jsonb,
+            thumbnail_url = ${patch.thumbnailUrl ?? null}::text,
+            expires_at = ${patch.expiresAt?.toISOString() ?? null}::timestamptz,
             completed_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
           where id = ${current.id} and status = 'processing' returning *`;
   const outbox = taskEventInsert({ ...current, ...patch, status: to, updatedAt: now }, event, now, 't');
@@ -211,6 +268,7 @@ async function moveWithEvent(
     with t as (${move})
     ${isTerminal(to) ? sql`, s as (${releaseVideoSlotStatement(sql`(select account_id from t)`)})` : sql``}
     ${outbox ? sql`, d as (${outbox})` : sql``}
+    ${also ? sql`, m as (${also})` : sql``}
     select t.*, ${outbox ? sql`array(select id from d)` : sql`'{}'::text[]`} as delivery_ids from t`);
   const raw = rows[0];
   if (!raw) return null;

@@ -24,7 +24,8 @@ export async function startProcess(opts: {
   nodeArgs?: string[];
 }): Promise<RunningProcess> {
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.entry, ...(opts.args ?? [])], {
-    env: { ...process.env, LOG_LEVEL: 'info', ...opts.env },
+    // Tests stop processes with SIGTERM; they need no load-balancer pause unless they ask for one.
+    env: { ...process.env, LOG_LEVEL: 'info', SHUTDOWN_DELAY_MS: '0', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

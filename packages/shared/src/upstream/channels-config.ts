@@ -21,6 +21,11 @@ export const channelConfigSchema = z.strictObject({
   priority: z.number().int().min(0).max(100).default(0),
   /** informational (logs, status) */
   region: z.string().min(1).max(64).optional(),
+  /** hosts (`host` or `host:port`) this vendor serves result media from; default: the base URL's host */
+  mediaHosts: z
+    .array(z.string().regex(/^[A-Za-z0-9.-]+(:\d{1,5})?$/, 'a host or host:port'))
+    .max(20)
+    .optional(),
 });
 export type ChannelConfig = z.output<typeof channelConfigSchema>;
 

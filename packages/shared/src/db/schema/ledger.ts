@@ -18,6 +18,8 @@ export const ledgerEntries = pgTable(
     amountMicroUsd: bigint('amount_micro_usd', { mode: 'number' }).notNull(),
     ref: text('ref'),
     reason: text('reason'),
+    /** the operator who made a manual entry (adjustment, bank top-up); shown to operators only */
+    operatorId: text('operator_id'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

@@ -35,6 +35,10 @@ export const tasks = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     startedAt: timestamp('started_at', { withTimezone: true }),
     completedAt: timestamp('completed_at', { withTimezone: true }),
+    /** a succeeded task: when its video links stop working (end of media retention, or deletion) */
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
+    /** a succeeded task: the gateway's signed link to its first frame (video_url is signed too) */
+    thumbnailUrl: text('thumbnail_url'),
   },
   (t) => [
     index('tasks_account_id_idx').on(t.accountId, t.id),

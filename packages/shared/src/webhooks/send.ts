@@ -1,4 +1,5 @@
-import { isSsrfError, parseRetryAfter } from '@mediagate/shared';
+import { parseRetryAfter } from '../http/json-client';
+import { isSsrfError } from './ssrf';
 import { type Dispatcher, request } from 'undici';
 
 export interface SendResult {

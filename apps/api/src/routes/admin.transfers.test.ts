@@ -1,0 +1,89 @@
+import { ensureAdminAccount, findLedgerMismatches, getAccount } from '@mediagate/shared';
+import { consoleAccount, consoleCall } from '../../test/console';
+import { call, expectError, startTestApi, type TestApi } from '../../test/harness';
+
+let api: TestApi;
+let admin: string;
+beforeAll(async () => {
+  api = await startTestApi({
+    BANK_TRANSFER_BENEFICIARY: 'Mediagate Ltd',
+    BANK_TRANSFER_BANK: 'Example Bank',
+  });
+  await ensureAdminAccount(api.database.db, { email: 'ops@example.test', password: 'operator-password' });
+  const res = await call(api, 'POST', '/console/api/login', {
+    json: { email: 'ops@example.test', password: 'operator-password' },
+  });
+  admin = ((await res.json()) as { token: string }).token;
+});
+afterAll(() => api.close());
+afterEach(async () => {
+  expect(await findLedgerMismatches(api.database.db)).toEqual([]);
+});
+
+const reference = async (session: string): Promise<string> => {
+  const res = await consoleCall(api, 'GET', '/console/api/topups/options', session);
+  const body = (await res.json()) as { bank_transfer: Record<string, string | null> };
+  expect(body.bank_transfer).toMatchObject({
+    beneficiary: 'Mediagate Ltd',
+    bank: 'Example Bank',
+    account_number: null,
+  });
+  return body.bank_transfer.reference!;
+};
+const balance = async (id: string) => (await getAccount(api.database.db, id))!.balanceMicroUsd;
+
+describe('bank transfers by reference', () => {
+  it('finds the account from the memo reference and credits the transfer when the reference matches', async () => {
+    const user = await consoleAccount(api, 0);
+    const ref = await reference(user.session);
+    // as typed from a memo: lower case, with a dash
+    const memo = `${ref.slice(0, 6).toLowerCase()}-${ref.slice(6)}`;
+    const found = await consoleCall(api, 'GET', `/admin/api/transfer-references/${memo}`, admin);
+    expect(found.status).toBe(200);
+    expect(await found.json()).toMatchObject({ reference: ref, account: { id: user.accountId } });
+    const credited = await consoleCall(api, 'POST', `/admin/api/accounts/${user.accountId}/topups`, admin, {
+      amount_usd: 10,
+      reference: 'BT-REF-1',
+      transfer_reference: memo,
+    });
+    expect(credited.status).toBe(201);
+    expect(await balance(user.accountId)).toBe(10_000_000);
+  });
+
+  it("refuses another account's reference (400) and an unknown one (404), crediting nothing", async () => {
+    const user = await consoleAccount(api, 0);
+    const other = await consoleAccount(api, 0);
+    const theirs = await reference(other.session);
+    const err = await expectError(
+      await consoleCall(api, 'POST', `/admin/api/accounts/${user.accountId}/topups`, admin, {
+        amount_usd: 10,
+        reference: 'BT-REF-2',
+        transfer_reference: theirs,
+      }),
+      400,
+      'invalid_request',
+    );
+    expect(err.param).toBe('transfer_reference');
+    await expectError(
+      await consoleCall(api, 'GET', '/admin/api/transfer-references/MG0000000000', admin),
+      404,
+      'not_found',
+    );
+    expect(await balance(user.accountId)).toBe(0);
+  });
+
+  it('is for operators only', async () => {
+    const user = await consoleAccount(api, 0);
+    const ref = await reference(user.session);
+    await expectError(
+      await consoleCall(api, 'GET', `/admin/api/transfer-references/${ref}`, user.session),
+      403,
+      'permission_denied',
+    );
+    await expectError(
+      await consoleCall(api, 'GET', `/admin/api/transfer-references/${ref}`, undefined),
+      401,
+      'invalid_session',
+    );
+  });
+});

@@ -1,0 +1,113 @@
+import {
+  ApiError,
+  changePassword,
+  MAX_PASSWORD_LENGTH,
+  MIN_PASSWORD_LENGTH,
+  type PasswordResetPolicy,
+  PasswordResetFailedError,
+  resetPassword,
+  startPasswordReset,
+  WrongPasswordError,
+} from '@mediagate/shared';
+import type { Router } from 'express';
+import { z } from 'zod';
+import type { ApiDeps } from '../deps';
+import { passwordResetMail } from '../mail/mailer';
+import { parseBody } from '../middleware/body';
+import { requireSession, sessionOf } from '../middleware/session';
+import { emailField } from './console-views';
+import { clientIp } from './console.register';
+
+const newPassword = z
+  .string()
+  .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
+  .max(MAX_PASSWORD_LENGTH, `must be at most ${MAX_PASSWORD_LENGTH} characters`);
+
+export const forgotBody = z.strictObject({ email: emailField });
+export const resetBody = z.strictObject({
+  email: emailField,
+  code: z
+    .string()
+    .trim()
+    .regex(/^\d{6}$/, 'must be the 6-digit code from the e-mail'),
+  password: newPassword,
+});
+export const changeBody = z.strictObject({
+  current_password: z.string().min(1).max(MAX_PASSWORD_LENGTH),
+  new_password: newPassword,
+});
+
+function resetPolicy(config: ApiDeps['config']): PasswordResetPolicy {
+  return {
+    codeTtlMs: config.VERIFICATION_CODE_TTL_MS,
+    maxAttempts: config.VERIFICATION_MAX_ATTEMPTS,
+    resendCooldownMs: config.VERIFICATION_RESEND_COOLDOWN_MS,
+  };
+}
+
+/**
+ * POST /console/api/password/forgot {email}: mails a 6-digit reset code; 202 whether or not the
+ * address has an account (nothing is revealed; within the cool-down no new code is sent).
+ * POST /console/api/password/reset {email, code, password}: sets the new password and ends every
+ * session of the account (200). POST /console/api/password/change {current_password,
+ * new_password}: for a signed-in account; its other sessions end.
+ */
+export function register(router: Router, deps: ApiDeps): void {
+  const policy = resetPolicy(deps.config);
+  const body = parseBody({ limitBytes: 16 * 1024 });
+
+  router.post('/password/forgot', ...body, async (req, res) => {
+    const { email } = forgotBody.parse(req.body ?? {});
+    await deps.rateLimits.authAttempt('reset', email, clientIp(req));
+    const start = await startPasswordReset(deps.database.db, email, policy);
+    if (start) {
+      try {
+        await deps.mailer.send(passwordResetMail(start.email, start.code, policy.codeTtlMs));
+      } catch (err) {
+        deps.logger.error({ err }, 'could not send the password reset e-mail');
+        throw new ApiError('service_unavailable', 'The e-mail could not be sent. Try again in a minute.');
+      }
+    }
+    res.status(202).json({
+      object: 'password_reset',
+      email,
+      status: 'code_sent_if_registered',
+      expires_in: Math.round(policy.codeTtlMs / 1000),
+    });
+  });
+
+  router.post('/password/reset', ...body, async (req, res) => {
+    const { email, code, password } = resetBody.parse(req.body ?? {});
+    await deps.rateLimits.authAttempt('reset-verify', email, clientIp(req));
+    try {
+      const { accountId } = await resetPassword(deps.database.db, { email, code, password }, policy);
+      req.log.info({ accountId }, 'password reset; every session ended');
+    } catch (err) {
+      if (err instanceof PasswordResetFailedError) throw new ApiError('invalid_request', err.message, 'code');
+      throw err;
+    }
+    res.status(200).json({ object: 'password_reset', status: 'reset', sessions_ended: true });
+  });
+
+  router.post('/password/change', requireSession(deps), ...body, async (req, res) => {
+    const b = changeBody.parse(req.body ?? {});
+    const session = sessionOf(req);
+    // a stolen session must not be able to guess the current password at leisure
+    await deps.rateLimits.authAttempt('password-change', session.email, clientIp(req));
+    try {
+      await changePassword(deps.database.db, {
+        accountId: session.accountId,
+        currentPassword: b.current_password,
+        newPassword: b.new_password,
+        keepSessionId: session.sessionId,
+      });
+    } catch (err) {
+      if (err instanceof WrongPasswordError) {
+        throw new ApiError('invalid_request', err.message, 'current_password');
+      }
+      throw err;
+    }
+    req.log.info({ accountId: session.accountId }, 'password changed; other sessions ended');
+    res.status(200).json({ object: 'password_change', status: 'changed', other_sessions_ended: true });
+  });
+}

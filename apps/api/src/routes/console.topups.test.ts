@@ -1,0 +1,581 @@
+import { generateKeyPairSync } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  buildPaymentSim,
+  generatePaymentKeys,
+  type PaymentKeySet,
+  paySimEnvSchema,
+} from '@mediagate/payment-sim';
+import {
+  alipayTime,
+  fenToYuan,
+  findLedgerMismatches,
+  getAccount,
+  loadConfig,
+  reconcileTopUpOrders,
+  signAlipayNotification,
+  wechatEncryptResource,
+  wechatSignedHeaders,
+  wechatTime,
+} from '@mediagate/shared';
+import { waitFor } from '@mediagate/shared/testing';
+import { consoleAccount, consoleCall } from '../../test/console';
+import { call, expectError, startTestApi, type TestApi } from '../../test/harness';
+
+type Provider = 'alipay' | 'wechat';
+
+let keys: PaymentKeySet;
+let sim: ReturnType<typeof buildPaymentSim>;
+let simServer: Server;
+let simUrl: string;
+let api: TestApi;
+
+async function listen(app: {
+  listen: (port: number, host: string) => Server;
+}): Promise<{ server: Server; url: string }> {
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+beforeAll(async () => {
+  keys = generatePaymentKeys();
+  // the vendors' retry schedules, 1000 times faster
+  sim = buildPaymentSim(loadConfig(paySimEnvSchema, { ...keys.sim, PAYSIM_TIME_SCALE: '0.001' }));
+  ({ server: simServer, url: simUrl } = await listen(sim.app));
+  api = await startTestApi({
+    ...keys.merchant,
+    ALIPAY_GATEWAY: `${simUrl}/gateway.do`,
+    WECHATPAY_BASE_URL: simUrl,
+    // reading an order asks the provider only when a test backdates it past this
+    TOPUP_QUERY_AFTER_MS: 3_600_000,
+  });
+  // the notify URL is the API's own, known once it listens
+  api.deps.config.PAYMENT_NOTIFY_BASE_URL = api.url;
+});
+afterAll(async () => {
+  sim.close();
+  await new Promise((r) => simServer.close(r));
+  simServer.closeAllConnections();
+  await api.close();
+});
+afterEach(async () => {
+  expect(await findLedgerMismatches(api.database.db)).toEqual([]);
+});
+
+const balance = async (id: string) => (await getAccount(api.database.db, id))!.balanceMicroUsd;
+const simControl = async (method: string, path: string, body?: unknown) => {
+  const res = await fetch(`${simUrl}/_control${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, json: (await res.json()) as Record<string, any> };
+};
+
+interface TopUp {
+  id: string;
+  status: string;
+  amount_cny: number;
+  qr_code: string;
+  expires_at: number;
+}
+
+async function createTopUp(session: string, provider: Provider, amountCny = 35): Promise<TopUp> {
+  const res = await consoleCall(api, 'POST', '/console/api/topups', session, {
+    amount_cny: amountCny,
+    provider,
+  });
+  expect(res.status).toBe(201);
+  return (await res.json()) as TopUp;
+}
+const status = async (session: string, id: string) =>
+  ((await (await consoleCall(api, 'GET', `/console/api/topups/${id}`, session)).json()) as { status: string })
+    .status;
+
+// ------------------------------------------------------------------ notifications as the vendors send them
+
+function alipayNotification(
+  order: { id: string; amountFen: number; tradeNo?: string },
+  o: { fields?: Record<string, string>; privateKey?: string; at?: Date } = {},
+): { body: string; headers: Record<string, string> } {
+  const fields = signAlipayNotification(
+    {
+      notify_time: alipayTime(o.at ?? new Date()),
+      notify_type: 'trade_status_sync',
+      notify_id: `n${order.id}`,
+      charset: 'utf-8',
+      version: '1.0',
+      app_id: keys.merchant.ALIPAY_APP_ID!,
+      trade_no: order.tradeNo ?? `2026${order.id.slice(4)}`,
+      out_trade_no: order.id,
+      trade_status: 'TRADE_SUCCESS',
+      total_amount: fenToYuan(order.amountFen),
+      gmt_payment: alipayTime(new Date()),
+      ...o.fields,
+    },
+    o.privateKey ?? keys.vendor.alipayPrivateKey,
+  );
+  return {
+    body: new URLSearchParams(fields).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
+  };
+}
+
+function wechatNotification(
+  order: { id: string; amountFen: number },
+  o: {
+    tx?: Record<string, unknown>;
+    privateKey?: string;
+    serial?: string;
+    at?: number;
+    apiV3Key?: string;
+  } = {},
+): { body: string; headers: Record<string, string> } {
+  const tx = {
+    appid: keys.merchant.WECHATPAY_APPID,
+    mchid: keys.merchant.WECHATPAY_MCHID,
+    out_trade_no: order.id,
+    transaction_id: `4200${order.id.slice(4)}`,
+    trade_type: 'NATIVE',
+    trade_state: 'SUCCESS',
+    trade_state_desc: '支付成功',
+    success_time: wechatTime(new Date()),
+    payer: { openid: 'oTest' },
+    amount: { total: order.amountFen, payer_total: order.amountFen, currency: 'CNY', payer_currency: 'CNY' },
+    ...o.tx,
+  };
+  const body = JSON.stringify({
+    id: `evt-${order.id}`,
+    create_time: wechatTime(new Date()),
+    resource_type: 'encrypt-resource',
+    event_type: 'TRANSACTION.SUCCESS',
+    summary: '支付成功',
+    resource: wechatEncryptResource(o.apiV3Key ?? keys.vendor.wechatApiV3Key, JSON.stringify(tx)),
+  });
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      ...wechatSignedHeaders(
+        o.privateKey ?? keys.vendor.wechatPubKeyPrivateKey,
+        o.serial ?? keys.vendor.wechatPubKeyId,
+        body,
+        o.at,
+      ),
+    },
+  };
+}
+
+const notify = (provider: Provider, n: { body: string; headers: Record<string, string> }) =>
+  fetch(`${api.url}/payments/${provider}/notify`, { method: 'POST', headers: n.headers, body: n.body });
+
+/** Asserts the protocol's "accepted" answer. */
+async function expectAccepted(provider: Provider, res: Response) {
+  if (provider === 'alipay')
+    expect({ status: res.status, body: await res.text() }).toEqual({ status: 200, body: 'success' });
+  else expect(res.status).toBe(204);
+}
+/** Asserts the protocol's "refused, send again" answer. */
+async function expectRefused(provider: Provider, res: Response) {
+  expect(res.status).toBeGreaterThanOrEqual(400);
+  if (provider === 'alipay') expect(await res.text()).not.toBe('success');
+  else expect(await res.json()).toMatchObject({ code: 'FAIL' });
+}
+
+const otherKey = () =>
+  generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  }).privateKey;
+
+// ------------------------------------------------------------------ the console API
+
+describe('GET /console/api/topups/options', () => {
+  it('lists the configured providers, rate, limits in CNY and a stable bank-transfer reference', async () => {
+    const { session } = await consoleAccount(api, 0);
+    const res = await consoleCall(api, 'GET', '/console/api/topups/options', session);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as any;
+    expect(body).toMatchObject({
+      providers: ['alipay', 'wechat'],
+      cny_per_usd: 5,
+      min_amount_cny: 35,
+      bonus_threshold_cny: 500,
+      bonus_percent: 10,
+      bank_transfer: { beneficiary: null, bank: null, account_number: null },
+    });
+    expect(body.bank_transfer.reference).toMatch(/^MG[0-9A-Z]{10}$/);
+    const again = (await (
+      await consoleCall(api, 'GET', '/console/api/topups/options', session)
+    ).json()) as any;
+    expect(again.bank_transfer.reference).toBe(body.bank_transfer.reference);
+    const other = await consoleAccount(api, 0);
+    const theirs = (await (
+      await consoleCall(api, 'GET', '/console/api/topups/options', other.session)
+    ).json()) as any;
+    expect(theirs.bank_transfer.reference).not.toBe(body.bank_transfer.reference);
+  });
+
+  it('needs a session', async () => {
+    await expectError(await call(api, 'GET', '/console/api/topups/options'), 401, 'invalid_session');
+  });
+});
+
+describe('POST /console/api/topups', () => {
+  it('refuses an amount below the minimum, more than 2 decimals, a bad provider or body (400)', async () => {
+    const { session, accountId } = await consoleAccount(api, 0);
+    const post = (json: unknown) => consoleCall(api, 'POST', '/console/api/topups', session, json);
+    expect(
+      (await expectError(await post({ amount_cny: 34.99, provider: 'alipay' }), 400, 'invalid_request'))
+        .param,
+    ).toBe('amount_cny');
+    await expectError(await post({ amount_cny: 35.001, provider: 'alipay' }), 400, 'invalid_request');
+    await expectError(await post({ amount_cny: 35, provider: 'paypal' }), 400, 'invalid_request');
+    await expectError(await post({ amount_cny: '35', provider: 'wechat' }), 400, 'invalid_request');
+    await expectError(await post({ amount_cny: -35, provider: 'wechat' }), 400, 'invalid_request');
+    await expectError(
+      await post({ amount_cny: 35, provider: 'wechat', account_id: 'x' }),
+      400,
+      'invalid_request',
+    );
+    await expectError(await post({ provider: 'wechat' }), 400, 'invalid_request');
+    await expectError(
+      await call(api, 'POST', '/console/api/topups', { json: { amount_cny: 35, provider: 'alipay' } }),
+      401,
+      'invalid_session',
+    );
+    const { rows } = await api.database.pool.query(
+      'select count(*)::int as n from topup_orders where account_id = $1',
+      [accountId],
+    );
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('answers 503 when the provider cannot be reached, and keeps the order closed', async () => {
+    const dead = await startTestApi({
+      ...keys.merchant,
+      ALIPAY_GATEWAY: 'http://127.0.0.1:9/gateway.do',
+      WECHATPAY_BASE_URL: 'http://127.0.0.1:9',
+      PAYMENT_PROVIDER_TIMEOUT_MS: 2000,
+    });
+    try {
+      dead.deps.config.PAYMENT_NOTIFY_BASE_URL = dead.url;
+      const { session, accountId } = await consoleAccount(dead, 0);
+      for (const provider of ['alipay', 'wechat']) {
+        await expectError(
+          await consoleCall(dead, 'POST', '/console/api/topups', session, { amount_cny: 35, provider }),
+          503,
+          'service_unavailable',
+        );
+      }
+      const { rows } = await dead.database.pool.query(
+        'select status from topup_orders where account_id = $1',
+        [accountId],
+      );
+      expect(rows).toEqual([{ status: 'closed' }, { status: 'closed' }]);
+    } finally {
+      await dead.close();
+    }
+  });
+
+  it('refuses an 11th unpaid order (429 with Retry-After) until one is paid or expires', async () => {
+    const { session } = await consoleAccount(api, 0);
+    const orders: TopUp[] = [];
+    for (let i = 0; i < 10; i += 1) orders.push(await createTopUp(session, i % 2 ? 'alipay' : 'wechat', 35));
+    const res = await consoleCall(api, 'POST', '/console/api/topups', session, {
+      amount_cny: 35,
+      provider: 'alipay',
+    });
+    await expectError(res, 429, 'rate_limit_exceeded');
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    await api.database.pool.query(`update topup_orders set expires_at = now() where id = $1`, [
+      orders[0]!.id,
+    ]);
+    await createTopUp(session, 'alipay', 35);
+  });
+
+  it('shows an order to its owner only, and lists them newest first with a cursor', async () => {
+    const owner = await consoleAccount(api, 0);
+    const other = await consoleAccount(api, 0);
+    const a = await createTopUp(owner.session, 'alipay', 35);
+    const b = await createTopUp(owner.session, 'wechat', 40.5);
+    const c = await createTopUp(owner.session, 'alipay', 100);
+    await expectError(
+      await consoleCall(api, 'GET', `/console/api/topups/${a.id}`, other.session),
+      404,
+      'not_found',
+    );
+    await expectError(
+      await consoleCall(api, 'GET', '/console/api/topups/top_nope', owner.session),
+      404,
+      'not_found',
+    );
+    const got = (await (
+      await consoleCall(api, 'GET', `/console/api/topups/${b.id}`, owner.session)
+    ).json()) as any;
+    expect(got).toMatchObject({
+      object: 'topup',
+      id: b.id,
+      status: 'created',
+      provider: 'wechat',
+      amount_cny: 40.5,
+      credit_usd: 8.1,
+      bonus_usd: 0,
+      paid_at: null,
+      credited_at: null,
+    });
+    const page1 = (await (
+      await consoleCall(api, 'GET', '/console/api/topups?limit=2', owner.session)
+    ).json()) as any;
+    expect(page1.data.map((t: TopUp) => t.id)).toEqual([c.id, b.id]);
+    expect(page1.has_more).toBe(true);
+    const page2 = (await (
+      await consoleCall(api, 'GET', `/console/api/topups?limit=2&before=${page1.next_cursor}`, owner.session)
+    ).json()) as any;
+    expect(page2).toMatchObject({ object: 'list', has_more: false, next_cursor: null });
+    expect(page2.data.map((t: TopUp) => t.id)).toEqual([a.id]);
+    const theirs = (await (
+      await consoleCall(api, 'GET', '/console/api/topups', other.session)
+    ).json()) as any;
+    expect(theirs.data).toEqual([]);
+    await expectError(
+      await consoleCall(api, 'GET', '/console/api/topups?before=xyz', owner.session),
+      400,
+      'invalid_request',
+    );
+  });
+});
+
+// ------------------------------------------------------------------ each provider through the simulator
+
+describe.each(['alipay', 'wechat'] as const)('%s through the payment simulator', (provider) => {
+  const fen = (t: TopUp) => Math.round(t.amount_cny * 100);
+  const build = (t: TopUp, o: any = {}) =>
+    provider === 'alipay'
+      ? alipayNotification({ id: t.id, amountFen: fen(t) }, o)
+      : wechatNotification({ id: t.id, amountFen: fen(t) }, o);
+
+  it('creates an order with the QR content, and credits it once paid (the notification, answered as the protocol wants)', async () => {
+    const { session, accountId } = await consoleAccount(api, 0);
+    const res = await consoleCall(api, 'POST', '/console/api/topups', session, { amount_cny: 35, provider });
+    expect(res.status).toBe(201);
+    const t = (await res.json()) as any;
+    expect(t).toMatchObject({
+      object: 'topup',
+      status: 'created',
+      provider,
+      amount_cny: 35,
+      credit_usd: 7,
+      bonus_usd: 0,
+      paid_at: null,
+      credited_at: null,
+    });
+    expect(t.id).toMatch(/^top_[0-9A-Z]{26}$/);
+    expect(t.qr_code).toMatch(
+      provider === 'alipay' ? /^https:\/\/qr\.alipay\.com\// : /^weixin:\/\/wxpay\/bizpayurl\?pr=/,
+    );
+    expect(t.expires_at - t.created_at).toBe(15 * 60);
+    expect((await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id })).status).toBe(200);
+    await waitFor(async () => (await status(session, t.id)) === 'credited', { what: 'credited' });
+    expect(await balance(accountId)).toBe(7_000_000);
+    const done = (await (
+      await consoleCall(api, 'GET', `/console/api/topups/${t.id}`, session)
+    ).json()) as any;
+    expect(done.paid_at).toEqual(expect.any(Number));
+    expect(done.credited_at).toEqual(expect.any(Number));
+    // the simulator saw its notification answered correctly at the first try
+    const order = (await simControl('GET', `/orders/${provider}/${t.id}`)).json;
+    expect(order.notification.answered).toBe(true);
+    expect(order.notification.attempts).toHaveLength(1);
+  });
+
+  it('adds the 10% bonus from 500 CNY', async () => {
+    const { session, accountId } = await consoleAccount(api, 0);
+    const t = await createTopUp(session, provider, 500);
+    expect(t).toMatchObject({ credit_usd: 100, bonus_usd: 10 });
+    await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id });
+    await waitFor(async () => (await status(session, t.id)) === 'credited', { what: 'credited' });
+    expect(await balance(accountId)).toBe(110_000_000);
+  });
+
+  it('credits once whatever arrives twice or at the same time', async () => {
+    const { session, accountId } = await consoleAccount(api, 0);
+    const t = await createTopUp(session, provider, 70);
+    await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id, notify: false });
+    const n = build(t);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => notify(provider, n)));
+    for (const a of answers) await expectAccepted(provider, a);
+    await expectAccepted(provider, await notify(provider, n));
+    await expectAccepted(provider, await notify(provider, build(t)));
+    expect(await balance(accountId)).toBe(14_000_000);
+    const { rows } = await api.database.pool.query(
+      `select kind, count(*)::int as n from ledger_entries where account_id = $1 group by kind`,
+      [accountId],
+    );
+    expect(rows).toEqual([{ kind: 'topup', n: 1 }]);
+    expect(await status(session, t.id)).toBe('credited');
+  });
+
+  it('refuses a bad signature, another merchant, another amount, an unknown order and a stale notification, crediting nothing', async () => {
+    const { session, accountId } = await consoleAccount(api, 0);
+    const t = await createTopUp(session, provider, 35);
+    await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id, notify: false });
+    const forged =
+      provider === 'alipay'
+        ? [
+            build(t, { privateKey: otherKey() }),
+            build(t, { fields: { app_id: '2021000000000000' } }),
+            build(t, { fields: { total_amount: '3500.00' } }),
+            build(t, { fields: { out_trade_no: 'top_01KAAAAAAAAAAAAAAAAAAAAAAA' } }),
+            build(t, { at: new Date(Date.now() - 3_600_000) }),
+          ]
+        : [
+            build(t, { privateKey: otherKey() }),
+            build(t, { tx: { mchid: '1900000000' } }),
+            build(t, { tx: { amount: { total: 350_000, currency: 'CNY' } } }),
+            build(t, { tx: { out_trade_no: 'top_01KAAAAAAAAAAAAAAAAAAAAAAA' } }),
+            build(t, { at: Math.floor(Date.now() / 1000) - 3600 }),
+            // the serial of no key we trust, and a resource encrypted with another APIv3 key
+            build(t, { serial: 'PUB_KEY_ID_0000000000000000000000000000000000' }),
+            build(t, { apiV3Key: 'x'.repeat(32) }),
+          ];
+    for (const n of forged) await expectRefused(provider, await notify(provider, n));
+    // a body changed after signing
+    const good = build(t);
+    await expectRefused(
+      provider,
+      await notify(provider, {
+        ...good,
+        body: good.body.replace(provider === 'alipay' ? '35.00' : 'a', provider === 'alipay' ? '36.00' : 'b'),
+      }),
+    );
+    await expectRefused(provider, await notify(provider, { body: '', headers: {} }));
+    expect(await balance(accountId)).toBe(0);
+    expect(await status(session, t.id)).toBe('created');
+  });
+
+  it('credits a payment whose notification never came, by reconciliation', async () => {
+    const { session, accountId } = await consoleAccount(api, 0);
+    const t = await createTopUp(session, provider, 35);
+    const unpaid = await createTopUp(session, provider, 35);
+    await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id, notify: false });
+    const result = await reconcileTopUpOrders(api.database.db, api.deps.qrProviders!, { afterMs: 0 });
+    expect(result.failed).toBe(0);
+    expect(await status(session, t.id)).toBe('credited');
+    expect(await status(session, unpaid.id)).toBe('created');
+    expect(await balance(accountId)).toBe(7_000_000);
+    // a second pass and a late notification change nothing
+    await reconcileTopUpOrders(api.database.db, api.deps.qrProviders!, { afterMs: 0 });
+    await expectAccepted(provider, await notify(provider, build(t)));
+    expect(await balance(accountId)).toBe(7_000_000);
+  });
+
+  it('asks the provider when the payer reads an order still unpaid after a while (a lost notification)', async () => {
+    const { session, accountId } = await consoleAccount(api, 0);
+    const t = await createTopUp(session, provider, 35);
+    await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id, notify: false });
+    // young orders are left to their notification
+    expect(await status(session, t.id)).toBe('created');
+    await api.database.pool.query(
+      `update topup_orders set created_at = now() - interval '2 hours' where id = $1`,
+      [t.id],
+    );
+    expect(await status(session, t.id)).toBe('credited');
+    expect(await balance(accountId)).toBe(7_000_000);
+  });
+
+  it('closes an expired order at the provider, after which it cannot be paid', async () => {
+    const { session, accountId } = await consoleAccount(api, 0);
+    const t = await createTopUp(session, provider, 35);
+    await api.database.pool.query(
+      `update topup_orders set expires_at = now() - interval '1 second' where id = $1`,
+      [t.id],
+    );
+    const result = await reconcileTopUpOrders(api.database.db, api.deps.qrProviders!, { afterMs: 0 });
+    expect(result).toMatchObject({ expired: 1, failed: 0 });
+    expect(await status(session, t.id)).toBe('expired');
+    expect((await simControl('GET', `/orders/${provider}/${t.id}`)).json.status).toBe('CLOSED');
+    expect((await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id })).status).toBe(409);
+    expect(await balance(accountId)).toBe(0);
+  });
+});
+
+describe('WeChat Pay keys', () => {
+  it('accepts notifications signed with the platform certificate and with the WeChat Pay public key', async () => {
+    const { session, accountId } = await consoleAccount(api, 0);
+    for (const mode of ['certificate', 'public_key']) {
+      expect((await simControl('POST', '/wechat/signer', { mode })).status).toBe(200);
+      const t = await createTopUp(session, 'wechat', 35);
+      await simControl('POST', '/pay', { vendor: 'wechat', out_trade_no: t.id });
+      await waitFor(async () => (await status(session, t.id)) === 'credited', { what: `credited (${mode})` });
+    }
+    expect(await balance(accountId)).toBe(14_000_000);
+  });
+});
+
+describe('notification to credit latency', () => {
+  it.each(['alipay', 'wechat'] as const)(
+    '%s: p99 of notification received -> balance credited',
+    async (provider) => {
+      const { session } = await consoleAccount(api, 0);
+      const N = 60;
+      const ms: number[] = [];
+      for (let i = 0; i < N; i += 1) {
+        const t = await createTopUp(session, provider, 35);
+        await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id, notify: false });
+        const n =
+          provider === 'alipay'
+            ? alipayNotification({ id: t.id, amountFen: 3500 })
+            : wechatNotification({ id: t.id, amountFen: 3500 });
+        const start = performance.now();
+        // the answer is sent after the credit committed
+        await expectAccepted(provider, await notify(provider, n));
+        ms.push(performance.now() - start);
+      }
+      ms.sort((a, b) => a - b);
+      const p = (q: number) => ms[Math.min(ms.length - 1, Math.ceil(q * ms.length) - 1)]!;
+      // biome-ignore lint/suspicious/noConsole: the figure this test exists to print
+      console.log(
+        `${provider} notification -> credited over ${N}: p50 ${p(0.5).toFixed(1)} ms, p99 ${p(0.99).toFixed(1)} ms, max ${ms[ms.length - 1]!.toFixed(1)} ms`,
+      );
+      // the target is 1 s; the bound leaves room for a loaded test machine, the figure is printed
+      expect(p(0.99)).toBeLessThan(2000);
+    },
+  );
+
+  it('both providers, 50 notifications at once: p99 of notification received -> balance credited', async () => {
+    const ready: Array<{ provider: Provider; n: { body: string; headers: Record<string, string> } }> = [];
+    for (let a = 0; a < 5; a += 1) {
+      const { session } = await consoleAccount(api, 0);
+      for (let i = 0; i < 10; i += 1) {
+        const provider: Provider = i % 2 ? 'alipay' : 'wechat';
+        const t = await createTopUp(session, provider, 35);
+        await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id, notify: false });
+        ready.push({
+          provider,
+          n:
+            provider === 'alipay'
+              ? alipayNotification({ id: t.id, amountFen: 3500 })
+              : wechatNotification({ id: t.id, amountFen: 3500 }),
+        });
+      }
+    }
+    const ms = await Promise.all(
+      ready.map(async ({ provider, n }) => {
+        const start = performance.now();
+        await expectAccepted(provider, await notify(provider, n));
+        return performance.now() - start;
+      }),
+    );
+    ms.sort((a, b) => a - b);
+    const p = (q: number) => ms[Math.min(ms.length - 1, Math.ceil(q * ms.length) - 1)]!;
+    // biome-ignore lint/suspicious/noConsole: the figure this test exists to print
+    console.log(
+      `50 concurrent notifications -> credited: p50 ${p(0.5).toFixed(1)} ms, p99 ${p(0.99).toFixed(1)} ms`,
+    );
+    expect(p(0.99)).toBeLessThan(5000);
+  });
+});

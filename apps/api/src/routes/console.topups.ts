@@ -1,0 +1,238 @@
+import {
+  ApiError,
+  closeTopUpOrder,
+  consoleObject,
+  ensureBankTransferReference,
+  getTopUpOrder,
+  insertTopUpOrder,
+  listTopUpOrders,
+  newTopUpOrderId,
+  openTopUpOrders,
+  QR_PROVIDERS,
+  quoteCnyTopUp,
+  setTopUpQrCode,
+  syncTopUpOrder,
+  type TopUpOrderRow,
+  TopUpTooSmallError,
+} from '@mediagate/shared';
+import type { Router } from 'express';
+import { z } from 'zod';
+import type { ApiDeps } from '../deps';
+import { parseBody } from '../middleware/body';
+import { requireSession, sessionOf } from '../middleware/session';
+import { topUpPolicy } from './admin.accounts';
+import { toSeconds, usd } from './console-views';
+
+export const createTopUpBody = z.strictObject({
+  amount_cny: z
+    .number()
+    .positive()
+    .max(1_000_000)
+    .refine((v) => Math.abs(v * 100 - Math.round(v * 100)) < 1e-6, {
+      message: 'must have at most 2 decimals',
+    }),
+  provider: z.enum(QR_PROVIDERS),
+});
+
+export const topUpListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  before: z
+    .string()
+    .regex(/^top_[0-9A-Z]{26}$/, 'must be a next_cursor from a previous page')
+    .optional(),
+});
+
+export const topUpObjectSchema = consoleObject('TopUp', {
+  object: z.literal('topup'),
+  id: z.string(),
+  status: z.enum(['created', 'paid', 'credited', 'closed', 'expired']),
+  provider: z.enum(QR_PROVIDERS),
+  amount_cny: z.number(),
+  credit_usd: z.number(),
+  bonus_usd: z.number(),
+  qr_code: z.string().nullable().describe('the content to render as a QR code'),
+  expires_at: z.number().int(),
+  created_at: z.number().int(),
+  paid_at: z.number().int().nullable(),
+  credited_at: z.number().int().nullable(),
+});
+
+export const topUpOptionsSchema = consoleObject('TopUpOptions', {
+  providers: z.array(z.enum(QR_PROVIDERS)),
+  cny_per_usd: z.number(),
+  min_amount_cny: z.number(),
+  bonus_threshold_cny: z.number(),
+  bonus_percent: z.number(),
+  bank_transfer: z.object({
+    reference: z.string(),
+    beneficiary: z.string().nullable(),
+    bank: z.string().nullable(),
+    account_number: z.string().nullable(),
+  }),
+});
+
+export function topUpObject(o: TopUpOrderRow) {
+  return {
+    object: 'topup' as const,
+    id: o.id,
+    status: o.status,
+    provider: o.provider,
+    amount_cny: o.amountFen / 100,
+    credit_usd: usd(o.creditMicroUsd),
+    bonus_usd: usd(o.bonusMicroUsd),
+    qr_code: o.qrCode,
+    expires_at: toSeconds(o.expiresAt)!,
+    created_at: toSeconds(o.createdAt)!,
+    paid_at: toSeconds(o.paidAt),
+    credited_at: toSeconds(o.creditedAt),
+  };
+}
+
+/** The smallest CNY amount, to the fen, that credits `microUsd` at `rate` (what the limits are shown as). */
+const cny = (microUsd: number, rate: number) => Math.ceil((microUsd / 1_000_000) * rate * 100 - 1e-6) / 100;
+
+/**
+ * QR-code top-ups in the console: GET /console/api/topups/options (providers configured, rate,
+ * limits, the account's bank-transfer reference), POST /console/api/topups (an order with the
+ * provider, its QR content and expiry), GET /console/api/topups/:id (its status, owner only) and
+ * GET /console/api/topups (newest first). Crediting happens on the provider's notification
+ * (payments.qr-notify.ts) or the reconciler's query, once per order.
+ */
+export function register(router: Router, deps: ApiDeps): void {
+  const { db } = deps.database;
+  const session = requireSession(deps);
+  const body = parseBody({ limitBytes: 4 * 1024 });
+  const rate = deps.config.TOPUP_CNY_PER_USD ?? 5;
+  const ttlSeconds = deps.config.TOPUP_ORDER_TTL_S ?? 15 * 60;
+  const rules = { ...topUpPolicy(deps.config), cnyPerUsd: rate };
+  const providers = deps.qrProviders ?? new Map();
+  const maxOpen = deps.config.TOPUP_MAX_OPEN_ORDERS ?? 10;
+  const queryAfterMs = deps.config.TOPUP_QUERY_AFTER_MS ?? 5_000;
+
+  /**
+   * A payer watching an unpaid order: ask its provider (once per 5 s per order, fleet-wide), so a
+   * lost notification costs seconds even between reconciler passes. Bounded to 2 s; it finishes
+   * in the background when slower.
+   */
+  const refresh = async (order: TopUpOrderRow, log: { warn: (o: object, m: string) => void }) => {
+    const provider = providers.get(order.provider);
+    if (!provider || order.status !== 'created' || Date.now() - order.createdAt.getTime() < queryAfterMs)
+      return;
+    if ((await deps.redis.set(`topup-sync:${order.id}`, '1', 'PX', 5_000, 'NX')) !== 'OK') return;
+    const sync = syncTopUpOrder(db, provider, order, { closeIfExpired: false }).catch((err: unknown) => {
+      log.warn({ err, orderId: order.id }, 'top-up query failed');
+    });
+    await Promise.race([sync, new Promise((r) => setTimeout(r, 2_000).unref())]);
+  };
+
+  router.get('/topups/options', session, async (req, res) => {
+    const reference = await ensureBankTransferReference(db, sessionOf(req).accountId);
+    res.status(200).json({
+      object: 'topup_options',
+      providers: QR_PROVIDERS.filter((p) => providers.has(p)),
+      cny_per_usd: rate,
+      min_amount_cny: cny(rules.minMicroUsd, rate),
+      bonus_threshold_cny: cny(rules.bonusThresholdMicroUsd, rate),
+      bonus_percent: rules.bonusPercent,
+      bank_transfer: {
+        reference,
+        beneficiary: deps.config.BANK_TRANSFER_BENEFICIARY ?? null,
+        bank: deps.config.BANK_TRANSFER_BANK ?? null,
+        account_number: deps.config.BANK_TRANSFER_ACCOUNT_NUMBER ?? null,
+      },
+    });
+  });
+
+  router.post('/topups', session, ...body, async (req, res) => {
+    const b = createTopUpBody.parse(req.body ?? {});
+    const provider = providers.get(b.provider);
+    if (!provider) {
+      throw new ApiError(
+        'invalid_request',
+        `The payment provider '${b.provider}' is not available.`,
+        'provider',
+      );
+    }
+    const amountFen = Math.round(b.amount_cny * 100);
+    let quote: ReturnType<typeof quoteCnyTopUp>;
+    try {
+      quote = quoteCnyTopUp(amountFen, rules);
+    } catch (err) {
+      if (err instanceof TopUpTooSmallError) {
+        throw new ApiError(
+          'invalid_request',
+          `A top-up must be at least ${cny(rules.minMicroUsd, rate)} CNY.`,
+          'amount_cny',
+        );
+      }
+      throw err;
+    }
+    const notifyBase = deps.config.PAYMENT_NOTIFY_BASE_URL;
+    if (!notifyBase) throw new ApiError('service_unavailable', 'Top-ups are not configured (notify URL).');
+    const accountId = sessionOf(req).accountId;
+    const open = await openTopUpOrders(db, accountId);
+    if (open.count >= maxOpen) {
+      const wait = Math.max(
+        1,
+        Math.ceil(((open.firstExpiresAt?.getTime() ?? Date.now()) - Date.now()) / 1000),
+      );
+      throw new ApiError(
+        'rate_limit_exceeded',
+        `You have ${open.count} unpaid top-ups; pay one or wait until one expires.`,
+        undefined,
+        { 'retry-after': String(wait) },
+      );
+    }
+    const order = await insertTopUpOrder(db, {
+      id: newTopUpOrderId(),
+      accountId,
+      provider: b.provider,
+      amountFen,
+      ...quote,
+      expiresAt: new Date(Date.now() + ttlSeconds * 1000),
+    });
+    let qrCode: string;
+    try {
+      ({ qrCode } = await provider.createQr({
+        id: order.id,
+        amountFen,
+        subject: `mediagate top-up ${(amountFen / 100).toFixed(2)} CNY`,
+        expiresAt: order.expiresAt,
+        notifyUrl: `${notifyBase}/payments/${b.provider}/notify`,
+      }));
+    } catch (err) {
+      req.log.warn({ err, orderId: order.id, provider: b.provider }, 'payment provider refused the order');
+      await closeTopUpOrder(db, order.id, 'closed');
+      throw new ApiError(
+        'service_unavailable',
+        `The payment provider '${b.provider}' is unavailable; try again.`,
+      );
+    }
+    const saved = (await setTopUpQrCode(db, order.id, qrCode)) ?? order;
+    req.log.info({ orderId: order.id, provider: b.provider, amountFen }, 'top-up order created');
+    res.status(201).json(topUpObject(saved));
+  });
+
+  router.get('/topups/:id', session, async (req, res) => {
+    let order = await getTopUpOrder(db, String(req.params.id));
+    if (!order || order.accountId !== sessionOf(req).accountId) {
+      throw new ApiError('not_found', `No top-up ${String(req.params.id)}.`);
+    }
+    if (order.status === 'created') {
+      await refresh(order, req.log);
+      order = (await getTopUpOrder(db, order.id)) ?? order;
+    }
+    res.status(200).json(topUpObject(order));
+  });
+
+  router.get('/topups', session, async (req, res) => {
+    const q = topUpListQuery.parse(req.query);
+    const page = await listTopUpOrders(db, sessionOf(req).accountId, q);
+    res.status(200).json({
+      object: 'list',
+      data: page.data.map(topUpObject),
+      has_more: page.hasMore,
+      next_cursor: page.nextCursor,
+    });
+  });
+}

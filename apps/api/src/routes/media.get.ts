@@ -1,0 +1,44 @@
+import { ApiError, getTaskMedia, TASK_ID_PATTERN, VARIANT_OF_FILE } from '@mediagate/shared';
+import type { Router } from 'express';
+import { z } from 'zod';
+import type { ApiDeps } from '../deps';
+import { sendTaskMedia } from '../media/task-media-response';
+
+const linkQuery = z.object({
+  exp: z.string().regex(/^\d{1,12}$/, 'must be Unix seconds'),
+  sig: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'must be the link signature'),
+});
+
+/**
+ * GET /media/:taskId/:file (`video.mp4` or `thumbnail.jpg`) `?exp=&sig=`: a task's media by the
+ * signed link its task object carries. No Authorization header (it works in `<video>` and `<img>`
+ * tags): the signature is the permission, and the link stops working at `exp`, the end of
+ * retention. With the S3 driver the answer is a redirect to a presigned (or CDN) link.
+ */
+export function register(router: Router, deps: ApiDeps): void {
+  router.get('/media/:taskId/:file', async (req, res) => {
+    const taskId = String(req.params.taskId);
+    const variant = VARIANT_OF_FILE[String(req.params.file)];
+    const query = linkQuery.safeParse(req.query);
+    if (!variant || !TASK_ID_PATTERN.test(taskId) || !query.success) {
+      throw new ApiError('not_found', 'No such media link.', 'url');
+    }
+    const exp = Number(query.data.exp);
+    if (!deps.media.signer.verify(taskId, variant, exp, query.data.sig)) {
+      throw new ApiError('invalid_media_link', 'This media link is not valid.', 'sig');
+    }
+    if (exp * 1000 <= Date.now()) {
+      throw new ApiError(
+        'video_expired',
+        'This media link has expired, and the video is no longer kept.',
+        'exp',
+      );
+    }
+    await sendTaskMedia(req, res, {
+      storage: deps.media.storage,
+      media: await getTaskMedia(deps.database.db, taskId),
+      variant,
+      redirectToStorage: true,
+    });
+  });
+}

@@ -1,0 +1,87 @@
+import {
+  ApiError,
+  creditTopUpOrder,
+  getTopUpOrder,
+  type NotificationAnswer,
+  PaymentVerificationError,
+  QR_PROVIDERS,
+} from '@mediagate/shared';
+import express, { type Response, type Router } from 'express';
+import type { ApiDeps } from '../deps';
+
+/**
+ * POST /payments/alipay/notify and /payments/wechat/notify: the providers' asynchronous payment
+ * notifications. The provider module verifies the signature (Alipay's public key; the WeChat Pay
+ * platform certificate or public key), freshness and our app id / mchid before anything is read;
+ * then the order named by out_trade_no must exist, belong to this provider and have the same
+ * amount. A payment is credited once per order (creditTopUpOrder); repeats are acknowledged.
+ * Answers follow each protocol: `success` for Alipay, 204 or `{code:"FAIL"}` for WeChat Pay.
+ */
+export function register(router: Router, deps: ApiDeps): void {
+  const { db } = deps.database;
+  const raw = express.raw({ type: () => true, limit: 64 * 1024 });
+  for (const name of QR_PROVIDERS) {
+    router.post(`/${name}/notify`, raw, async (req, res) => {
+      const provider = deps.qrProviders?.get(name);
+      if (!provider) throw new ApiError('not_found', `No payment provider '${name}'.`);
+      const started = performance.now();
+      const send = (a: NotificationAnswer) => {
+        res.status(a.status);
+        if (a.contentType) res.type(a.contentType);
+        if (a.body === undefined) res.end();
+        else res.send(a.body);
+      };
+      const refuse = (message: string, status: number, extra: Record<string, unknown> = {}) => {
+        req.log.warn({ provider: name, reason: message, ...extra }, 'payment notification refused');
+        send(provider.refuse(message, status));
+      };
+      const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      let n: ReturnType<typeof provider.verifyNotification>;
+      try {
+        n = provider.verifyNotification(req.headers, body);
+      } catch (err) {
+        if (err instanceof PaymentVerificationError) {
+          return refuse(err.message, err.kind === 'payload' ? 400 : 401, { kind: err.kind });
+        }
+        throw err;
+      }
+      try {
+        const order = await getTopUpOrder(db, n.orderId);
+        if (!order || order.provider !== name) {
+          return refuse('unknown order', 404, { orderId: n.orderId.slice(0, 64) });
+        }
+        if (n.amountFen !== order.amountFen) {
+          return refuse('amount differs from the order', 400, {
+            orderId: order.id,
+            expectedFen: order.amountFen,
+            notifiedFen: n.amountFen,
+          });
+        }
+        if (!n.paid) {
+          // another kind of event (closed, refunded): nothing to credit, stop the retries
+          send(provider.acknowledge());
+          return;
+        }
+        const result = await creditTopUpOrder(db, {
+          orderId: order.id,
+          tradeId: n.tradeId,
+          paidAt: n.paidAt,
+          raw: n.raw,
+        });
+        req.log.info(
+          {
+            provider: name,
+            orderId: order.id,
+            credited: result?.credited ?? false,
+            ms: Math.round((performance.now() - started) * 10) / 10,
+          },
+          'payment notification',
+        );
+        send(provider.acknowledge());
+      } catch (err) {
+        req.log.error({ err, provider: name }, 'payment notification not processed');
+        send(provider.refuse('temporary failure', 500));
+      }
+    });
+  }
+}

@@ -1,0 +1,56 @@
+import { ApiError, getTaskForAccount, getTaskMedia, TASK_ID_PATTERN } from '@mediagate/shared';
+import type { Router } from 'express';
+import { z } from 'zod';
+import type { ApiDeps } from '../deps';
+import { sendTaskMedia } from '../media/task-media-response';
+import { principalOf, requireApiKey } from '../middleware/auth';
+
+export const contentQuerySchema = z.object({
+  variant: z.string().optional(),
+});
+
+/**
+ * GET /v1/videos/:taskId/content?variant=video|thumbnail: the bytes of a succeeded task's video
+ * (MP4) or its first frame (JPEG), as the OpenAI client's `videos.downloadContent()` reads them.
+ * Streams from storage through the API (Range requests work); while no copy exists yet, redirects
+ * to the vendor's link. `spritesheet` is refused: this gateway makes no sprite sheets.
+ */
+export function register(router: Router, deps: ApiDeps): void {
+  router.get('/videos/:taskId/content', requireApiKey(deps), async (req, res) => {
+    const { accountId } = principalOf(req);
+    const taskId = String(req.params.taskId);
+    const { variant = 'video' } = contentQuerySchema.parse(req.query);
+    const task = TASK_ID_PATTERN.test(taskId)
+      ? await getTaskForAccount(deps.database.db, taskId, accountId)
+      : null;
+    if (!task) {
+      throw new ApiError('not_found', `No video task found with id '${taskId.slice(0, 64)}'.`, 'video_id');
+    }
+    if (variant === 'spritesheet') {
+      throw new ApiError(
+        'invalid_request',
+        "variant 'spritesheet' is not available: this gateway keeps the video and its first frame; use variant=video or variant=thumbnail.",
+        'variant',
+      );
+    }
+    if (variant !== 'video' && variant !== 'thumbnail') {
+      throw new ApiError('invalid_request', "variant must be 'video' or 'thumbnail'.", 'variant');
+    }
+    if (task.status !== 'succeeded') {
+      throw new ApiError(
+        'video_not_ready',
+        task.status === 'failed'
+          ? 'This task failed; it has no video.'
+          : `This task is ${task.status}; its video is not ready yet.`,
+        'video_id',
+      );
+    }
+    await sendTaskMedia(req, res, {
+      storage: deps.media.storage,
+      media: await getTaskMedia(deps.database.db, taskId),
+      variant,
+      redirectToStorage: false,
+      disposition: 'attachment',
+    });
+  });
+}

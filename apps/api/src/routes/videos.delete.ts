@@ -1,0 +1,43 @@
+import { ApiError, deleteTaskMedia, getTaskForAccount, isTerminal, TASK_ID_PATTERN } from '@mediagate/shared';
+import type { Router } from 'express';
+import { z } from 'zod';
+import type { ApiDeps } from '../deps';
+import { principalOf, requireApiKey } from '../middleware/auth';
+
+export const videoDeletedSchema = z.object({
+  id: z.string(),
+  object: z.literal('video.deleted'),
+  deleted: z.literal(true),
+});
+
+/**
+ * DELETE /v1/videos/:taskId: deletes a finished task's kept video and first frame (their links stop
+ * working at once) and answers what the OpenAI client expects, `{id, object: "video.deleted",
+ * deleted: true}`. The task and its billing stay (its object shows no links). Idempotent. A task
+ * still pending or processing is refused with 409: cancel it first.
+ */
+export function register(router: Router, deps: ApiDeps): void {
+  router.delete('/videos/:taskId', requireApiKey(deps), async (req, res) => {
+    const { accountId } = principalOf(req);
+    const taskId = String(req.params.taskId);
+    const task = TASK_ID_PATTERN.test(taskId)
+      ? await getTaskForAccount(deps.database.db, taskId, accountId)
+      : null;
+    if (!task) {
+      throw new ApiError('not_found', `No video task found with id '${taskId.slice(0, 64)}'.`, 'video_id');
+    }
+    if (!isTerminal(task.status)) {
+      throw new ApiError(
+        'conflict',
+        `This task is ${task.status}; only a finished task can be deleted. Cancel it first (POST /v1/videos/${taskId}/cancel).`,
+        'video_id',
+      );
+    }
+    if (task.status === 'succeeded') {
+      await deleteTaskMedia(deps.database.db, deps.media.storage, taskId);
+      req.log.info({ taskId }, 'video media deleted');
+    }
+    deps.taskCache?.delete(taskId);
+    res.status(200).json(videoDeletedSchema.parse({ id: taskId, object: 'video.deleted', deleted: true }));
+  });
+}

@@ -1,0 +1,4266 @@
+// Generated from the API's OpenAPI document by `pnpm gen:api`; do not edit.
+
+export interface paths {
+  '/healthz': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Liveness */
+    get: operations['getHealthz'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/readyz': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Readiness: Postgres, Redis and migrations answer and the process is not draining */
+    get: operations['getReadyz'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/openapi.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** This document */
+    get: operations['getOpenapiJson'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/docs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Browsable API reference */
+    get: operations['getDocs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/videos': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List the account's tasks, newest first */
+    get: operations['getV1Videos'];
+    put?: never;
+    /** Create an image-to-video task (JSON, or the multipart form of the openai client); honours Idempotency-Key */
+    post: operations['postV1Videos'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/videos/{taskId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Retrieve a task */
+    get: operations['getV1VideosTaskId'];
+    put?: never;
+    post?: never;
+    /** Delete a finished task's kept video and first frame */
+    delete: operations['deleteV1VideosTaskId'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/videos/{taskId}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel a task (full refund) */
+    post: operations['postV1VideosTaskIdCancel'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/videos/{taskId}/content': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Download a succeeded task's video (variant=video, MP4) or first frame (variant=thumbnail, JPEG) */
+    get: operations['getV1VideosTaskIdContent'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/videos/{taskId}/remix': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Remix a video (not supported by these models) */
+    post: operations['postV1VideosTaskIdRemix'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/videos/edits': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Edit a video (not supported by these models) */
+    post: operations['postV1VideosEdits'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/videos/extensions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Extend a video (not supported by these models) */
+    post: operations['postV1VideosExtensions'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/videos/characters': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Create a video character (not supported by these models) */
+    post: operations['postV1VideosCharacters'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/videos/characters/{characterId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Retrieve a video character (not supported by these models) */
+    get: operations['getV1VideosCharactersCharacterId'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/media/{taskId}/{file}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A task's video (video.mp4) or first frame (thumbnail.jpg) by its signed link (?exp=&sig=), without a key */
+    get: operations['getMediaTaskIdFile'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/videos/{taskId}/callbacks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A task's callback deliveries and their attempts */
+    get: operations['getV1VideosTaskIdCallbacks'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/videos/{taskId}/callbacks/{deliveryId}/redeliver': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Send a callback delivery again */
+    post: operations['postV1VideosTaskIdCallbacksDeliveryIdRedeliver'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhooks/secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The account's whsec_ signing secret */
+    get: operations['getV1WebhooksSecret'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhooks/secret/rotate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Rotate the signing secret (both signatures are sent for 24 hours) */
+    post: operations['postV1WebhooksSecretRotate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhooks/settings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Which events the account receives */
+    get: operations['getV1WebhooksSettings'];
+    put?: never;
+    /** Opt in or out of video.processing events */
+    post: operations['postV1WebhooksSettings'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/images/generations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Generate or edit images synchronously */
+    post: operations['postV1ImagesGenerations'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/images/edits': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Edit images given as files (the OpenAI multipart endpoint) */
+    post: operations['postV1ImagesEdits'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/models': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List models */
+    get: operations['getV1Models'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/models/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A model with its capabilities, parameters and price */
+    get: operations['getV1ModelsId'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/register': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Start a registration: a 6-digit code is e-mailed */
+    post: operations['postConsoleApiRegister'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/register/resend': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Send the code again (cool-down applies) */
+    post: operations['postConsoleApiRegisterResend'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/register/verify': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Confirm the code: creates the account, its default key and a session */
+    post: operations['postConsoleApiRegisterVerify'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/login': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Open a console session */
+    post: operations['postConsoleApiLogin'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/logout': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** End the session */
+    post: operations['postConsoleApiLogout'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/me': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The signed-in account */
+    get: operations['getConsoleApiMe'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/balance': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Balance */
+    get: operations['getConsoleApiBalance'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/ledger': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Ledger, newest first */
+    get: operations['getConsoleApiLedger'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/usage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Usage log of billed calls, newest first */
+    get: operations['getConsoleApiUsage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/topups/options': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** How the account can top up: QR providers, rate, minimum, bonus, bank transfer details */
+    get: operations['getConsoleApiTopupsOptions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/topups': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The account's top-ups, newest first */
+    get: operations['getConsoleApiTopups'];
+    put?: never;
+    /** Start a QR-code top-up in CNY (Alipay or WeChat Pay); returns the QR content */
+    post: operations['postConsoleApiTopups'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/topups/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A top-up and its status (created, paid, credited, closed, expired) */
+    get: operations['getConsoleApiTopupsId'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/tokens': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The account's keys */
+    get: operations['getConsoleApiTokens'];
+    put?: never;
+    /** Create a key (shown once) */
+    post: operations['postConsoleApiTokens'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/tokens/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete a key */
+    delete: operations['deleteConsoleApiTokensId'];
+    options?: never;
+    head?: never;
+    /** Rename, disable, enable, or change limits */
+    patch: operations['patchConsoleApiTokensId'];
+    trace?: never;
+  };
+  '/console/api/password/forgot': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Mail a password reset code (202 whether or not the address has an account) */
+    post: operations['postConsoleApiPasswordForgot'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/password/reset': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Set a new password with the e-mailed code; every session of the account ends */
+    post: operations['postConsoleApiPasswordReset'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/password/change': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Change the password (the current one is needed); other sessions end */
+    post: operations['postConsoleApiPasswordChange'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/models': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Model ids of the catalog (for key limits) */
+    get: operations['getConsoleApiModels'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/usage/summary': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Spend and calls per day and model over the last days */
+    get: operations['getConsoleApiUsageSummary'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/videos': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The account's video tasks, newest first */
+    get: operations['getConsoleApiVideos'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/videos/{taskId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A video task */
+    get: operations['getConsoleApiVideosTaskId'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/videos/{taskId}/callbacks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A task's callback deliveries and every attempt */
+    get: operations['getConsoleApiVideosTaskIdCallbacks'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/videos/{taskId}/callbacks/{deliveryId}/redeliver': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Send a callback delivery again now */
+    post: operations['postConsoleApiVideosTaskIdCallbacksDeliveryIdRedeliver'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/webhooks/secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The whsec_ signing secret */
+    get: operations['getConsoleApiWebhooksSecret'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/webhooks/secret/rotate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Rotate the signing secret (the old one also signs for 24 hours) */
+    post: operations['postConsoleApiWebhooksSecretRotate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/webhooks/settings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Which events callbacks carry */
+    get: operations['getConsoleApiWebhooksSettings'];
+    put?: never;
+    /** Opt in or out of video.processing events */
+    post: operations['postConsoleApiWebhooksSettings'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/webhooks/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Send a signed webhook.test event to a URL now and show the answer */
+    post: operations['postConsoleApiWebhooksTest'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/api/accounts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List and find accounts */
+    get: operations['getAdminApiAccounts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/api/accounts/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An account */
+    get: operations['getAdminApiAccountsId'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/api/accounts/{id}/disable': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Disable an account */
+    post: operations['postAdminApiAccountsIdDisable'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/api/accounts/{id}/enable': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Enable an account */
+    post: operations['postAdminApiAccountsIdEnable'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/api/accounts/{id}/limits': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /** Per-account rate and concurrency limits */
+    patch: operations['patchAdminApiAccountsIdLimits'];
+    trace?: never;
+  };
+  '/admin/api/accounts/{id}/topups': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Credit a bank transfer (idempotent per reference) */
+    post: operations['postAdminApiAccountsIdTopups'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/api/accounts/{id}/adjustments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Adjust a balance, with a reason */
+    post: operations['postAdminApiAccountsIdAdjustments'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/api/transfer-references/{reference}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The account a bank-transfer memo's reference belongs to */
+    get: operations['getAdminApiTransferReferencesReference'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/api/tasks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Find tasks by status, age, model or account */
+    get: operations['getAdminApiTasks'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/api/tasks/{taskId}/retry': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Run a failed task again as a new task */
+    post: operations['postAdminApiTasksTaskIdRetry'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/api/queues': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Queues with their depth by state */
+    get: operations['getAdminApiQueues'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/api/queues/{name}/pause': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Pause a queue */
+    post: operations['postAdminApiQueuesNamePause'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/api/queues/{name}/resume': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Resume a queue */
+    post: operations['postAdminApiQueuesNameResume'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/payments/alipay/notify': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Alipay's asynchronous notification (form, RSA2-signed); answered with the text success */
+    post: operations['postPaymentsAlipayNotify'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/payments/wechat/notify': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** WeChat Pay's payment notification (signed, resource encrypted); 204 when accepted */
+    post: operations['postPaymentsWechatNotify'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/payments/{provider}/notify': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A payment provider's signed notification (credited once per payment reference) */
+    post: operations['postPaymentsProviderNotify'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+  schemas: {
+    Error: {
+      error: {
+        message: string;
+        /** @description invalid_request_error, authentication_error, insufficient_quota, ... */
+        type: string;
+        /** @description invalid_request, invalid_api_key, insufficient_quota, model_not_found, ... */
+        code: string;
+        param?: string | null;
+      };
+    };
+    Health: {
+      status: string;
+    } & {
+      [key: string]: unknown;
+    };
+    VideoTask: {
+      /** @description task_ + ULID */
+      id: string;
+      /** @description the same as id */
+      task_id: string;
+      /** @constant */
+      object: 'video';
+      model: string;
+      /** @enum {string} */
+      status: 'pending' | 'processing' | 'succeeded' | 'failed';
+      progress: number;
+      /** @description Unix seconds */
+      created_at: number;
+      /** @description Unix seconds */
+      updated_at: number;
+      completed_at: number | null;
+      /** @description present when succeeded and until expires_at: a signed link of the gateway, no key needed */
+      video_url?: string;
+      /** @description the first frame (JPEG), signed like video_url */
+      thumbnail_url?: string;
+      /** @description succeeded tasks: when the links stop working */
+      expires_at?: number | null;
+      /** @description present when failed */
+      error?: {
+        code: string;
+        message: string;
+      };
+      metadata: {
+        [key: string]: unknown;
+      };
+    };
+    VideoTaskList: {
+      /** @constant */
+      object: 'list';
+      data: components['schemas']['VideoTask'][];
+      has_more?: boolean;
+      first_id?: string | null;
+      last_id?: string | null;
+    };
+    VideoDeleted: {
+      id: string;
+      /** @constant */
+      object: 'video.deleted';
+      /** @constant */
+      deleted: true;
+    };
+    CallbackDeliveryList: {
+      /** @constant */
+      object: 'list';
+      data: components['schemas']['CallbackDelivery'][];
+      has_more?: boolean;
+      first_id?: string | null;
+      last_id?: string | null;
+    };
+    CallbackDelivery: {
+      id: string;
+      /** @constant */
+      object: 'video.callback';
+      task_id: string;
+      event_type: string;
+      url: string;
+      status: string;
+      attempt_count: number;
+      attempts: ({
+        attempt: number;
+        started_at: number | null;
+        status_code: number | null;
+        latency_ms: number | null;
+        error: string | null;
+      } & {
+        [key: string]: unknown;
+      })[];
+    } & {
+      [key: string]: unknown;
+    };
+    WebhookSecret: {
+      object?: string;
+      /** @description whsec_... */
+      secret: string;
+      created_at: number | null;
+      rotated_at: number | null;
+      previous_secret_expires_at: number | null;
+    } & {
+      [key: string]: unknown;
+    };
+    WebhookSettings: {
+      object?: string;
+      video_processing: boolean;
+      events: string[];
+    } & {
+      [key: string]: unknown;
+    };
+    ImagesResponse: {
+      /** @description Unix seconds */
+      created: number;
+      data: {
+        url?: string;
+        b64_json?: string;
+      }[];
+      usage?: {
+        [key: string]: unknown;
+      };
+      /** @description images asked for */
+      requested?: number;
+      /** @description images delivered (and billed) */
+      delivered?: number;
+    } & {
+      [key: string]: unknown;
+    };
+    ModelList: {
+      /** @constant */
+      object: 'list';
+      data: components['schemas']['Model'][];
+      has_more?: boolean;
+      first_id?: string | null;
+      last_id?: string | null;
+    };
+    Model: {
+      id: string;
+      /** @constant */
+      object: 'model';
+      /** @description Unix seconds */
+      created: number;
+      owned_by: string;
+    } & {
+      [key: string]: unknown;
+    };
+    RegistrationAccepted: {
+      object?: string;
+      email: string;
+      status: string;
+      /** @description seconds the code is valid */
+      expires_in: number;
+      /** @description seconds before another code can be asked for */
+      resend_in: number;
+    } & {
+      [key: string]: unknown;
+    };
+    Registered: {
+      object?: string;
+      id: string;
+      email: string;
+      balance_usd: number;
+      balance_micro_usd: number;
+      api_key: {
+        id: string;
+        name: string;
+        key: string;
+        display_prefix: string;
+      };
+      session: {
+        token: string;
+        /** @description Unix seconds */
+        expires_at: number;
+      };
+    } & {
+      [key: string]: unknown;
+    };
+    Session: {
+      object?: string;
+      token: string;
+      /** @description Unix seconds */
+      expires_at: number;
+      account_id: string;
+      /** @enum {string} */
+      role: 'user' | 'admin';
+    } & {
+      [key: string]: unknown;
+    };
+    LoggedOut: {
+      object?: string;
+    } & {
+      [key: string]: unknown;
+    };
+    Account: {
+      object?: string;
+      id: string;
+      email: string;
+      /** @enum {string} */
+      status: 'active' | 'disabled';
+      /** @enum {string} */
+      role: 'user' | 'admin';
+      balance_usd: number;
+      balance_micro_usd: number;
+      limits: {
+        rpm: number | null;
+        max_active_video_tasks: number | null;
+      };
+      created_at: number | null;
+    } & {
+      [key: string]: unknown;
+    };
+    Balance: {
+      object?: string;
+      balance_usd: number;
+      balance_micro_usd: number;
+    } & {
+      [key: string]: unknown;
+    };
+    LedgerPage: {
+      /** @constant */
+      object: 'list';
+      data: components['schemas']['LedgerEntry'][];
+      has_more: boolean;
+      /** @description pass as `before` for the next page */
+      next_cursor: string | null;
+    };
+    LedgerEntry: {
+      object?: string;
+      id: string;
+      /** @enum {string} */
+      kind: 'grant' | 'topup' | 'bonus' | 'charge' | 'refund' | 'adjustment';
+      amount_usd: number;
+      amount_micro_usd: number;
+      ref: string | null;
+      reason: string | null;
+      created_at: number | null;
+    } & {
+      [key: string]: unknown;
+    };
+    UsagePage: {
+      /** @constant */
+      object: 'list';
+      data: components['schemas']['UsageRecord'][];
+      has_more: boolean;
+      /** @description pass as `before` for the next page */
+      next_cursor: string | null;
+    };
+    UsageRecord: {
+      object?: string;
+      id: string;
+      created_at: number | null;
+      ref: string;
+      token: {
+        id: string;
+        name: string | null;
+        display_prefix: string | null;
+      } | null;
+      model: string | null;
+      units: number;
+      cost_usd: number;
+      cost_micro_usd: number;
+      refunded_usd: number;
+      refunded_micro_usd: number;
+      outcome: string;
+      latency_ms: number | null;
+    } & {
+      [key: string]: unknown;
+    };
+    TopUpOptions: {
+      object?: string;
+      providers: ('alipay' | 'wechat')[];
+      cny_per_usd: number;
+      min_amount_cny: number;
+      bonus_threshold_cny: number;
+      bonus_percent: number;
+      bank_transfer: {
+        reference: string;
+        beneficiary: string | null;
+        bank: string | null;
+        account_number: string | null;
+      };
+    } & {
+      [key: string]: unknown;
+    };
+    TopUp: {
+      object?: string;
+    } & {
+      [key: string]: unknown;
+    };
+    TopUpList: {
+      /** @constant */
+      object: 'list';
+      data: components['schemas']['TopUp'][];
+      has_more?: boolean;
+      first_id?: string | null;
+      last_id?: string | null;
+    };
+    CreatedToken: {
+      object?: string;
+      id: string;
+      name: string;
+      display_prefix: string;
+      /** @enum {string} */
+      status: 'active' | 'disabled' | 'deleted';
+      quota_usd: number | null;
+      quota_micro_usd: number | null;
+      used_usd: number;
+      used_micro_usd: number;
+      expires_at: number | null;
+      allowed_models: string[] | null;
+      allowed_ips: string[] | null;
+      created_at: number | null;
+      last_used_at: number | null;
+      /** @description the sk- key; in this answer only */
+      key: string;
+    } & {
+      [key: string]: unknown;
+    };
+    TokenList: {
+      /** @constant */
+      object: 'list';
+      data: components['schemas']['Token'][];
+      has_more?: boolean;
+      first_id?: string | null;
+      last_id?: string | null;
+    };
+    Token: {
+      object?: string;
+      id: string;
+      name: string;
+      display_prefix: string;
+      /** @enum {string} */
+      status: 'active' | 'disabled' | 'deleted';
+      quota_usd: number | null;
+      quota_micro_usd: number | null;
+      used_usd: number;
+      used_micro_usd: number;
+      expires_at: number | null;
+      allowed_models: string[] | null;
+      allowed_ips: string[] | null;
+      created_at: number | null;
+      last_used_at: number | null;
+    } & {
+      [key: string]: unknown;
+    };
+    PasswordResetRequested: {
+      object?: string;
+      email: string;
+      status: string;
+      expires_in: number;
+    } & {
+      [key: string]: unknown;
+    };
+    PasswordReset: {
+      object?: string;
+      status: string;
+    } & {
+      [key: string]: unknown;
+    };
+    PasswordChanged: {
+      object?: string;
+      status: string;
+    } & {
+      [key: string]: unknown;
+    };
+    ConsoleModelList: {
+      /** @constant */
+      object: 'list';
+      data: {
+        /** @constant */
+        object: 'model';
+        id: string;
+        /** @enum {string} */
+        type: 'image' | 'video';
+      }[];
+      has_more?: boolean;
+      first_id?: string | null;
+      last_id?: string | null;
+    };
+    UsageSummary: {
+      object?: string;
+      days: number;
+      time_zone: string;
+      /** @description Unix seconds */
+      since: number;
+      data: {
+        /** @description YYYY-MM-DD in time_zone */
+        day: string;
+        model: string | null;
+        calls: number;
+        spent_usd: number;
+        spent_micro_usd: number;
+      }[];
+    } & {
+      [key: string]: unknown;
+    };
+    WebhookTestResult: {
+      object?: string;
+      id: string;
+      url: string;
+      delivered: boolean;
+      status_code: number | null;
+      latency_ms: number;
+      error: string | null;
+      response_body: string | null;
+    } & {
+      [key: string]: unknown;
+    };
+    AccountList: {
+      /** @constant */
+      object: 'list';
+      data: components['schemas']['Account'][];
+      has_more?: boolean;
+      first_id?: string | null;
+      last_id?: string | null;
+    };
+    Adjustment: {
+      object?: string;
+    } & {
+      [key: string]: unknown;
+    };
+    BankTransferReference: {
+      object?: string;
+    } & {
+      [key: string]: unknown;
+    };
+    AdminTaskList: {
+      /** @constant */
+      object: 'list';
+      data: components['schemas']['AdminTask'][];
+      has_more?: boolean;
+      first_id?: string | null;
+      last_id?: string | null;
+    };
+    AdminTask: {
+      /** @description task_ + ULID */
+      id: string;
+      /** @description the same as id */
+      task_id: string;
+      /** @constant */
+      object: 'video';
+      model: string;
+      /** @enum {string} */
+      status: 'pending' | 'processing' | 'succeeded' | 'failed';
+      progress: number;
+      /** @description Unix seconds */
+      created_at: number;
+      /** @description Unix seconds */
+      updated_at: number;
+      completed_at: number | null;
+      /** @description present when succeeded and until expires_at: a signed link of the gateway, no key needed */
+      video_url?: string;
+      /** @description the first frame (JPEG), signed like video_url */
+      thumbnail_url?: string;
+      /** @description succeeded tasks: when the links stop working */
+      expires_at?: number | null;
+      /** @description present when failed */
+      error?: {
+        code: string;
+        message: string;
+      };
+      metadata: {
+        [key: string]: unknown;
+      };
+      account_id: string;
+      upstream_task_id: string | null;
+    };
+    QueueList: {
+      /** @constant */
+      object: 'list';
+      data: components['schemas']['QueueState'][];
+      has_more?: boolean;
+      first_id?: string | null;
+      last_id?: string | null;
+    };
+    QueueState: {
+      object?: string;
+      name: string;
+      paused: boolean;
+    } & {
+      [key: string]: unknown;
+    };
+    PaymentNotificationResult: {
+      object?: string;
+    } & {
+      [key: string]: unknown;
+    };
+  };
+  responses: never;
+  parameters: never;
+  requestBodies: never;
+  headers: never;
+  pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+  getHealthz: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Health'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getReadyz: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Health'];
+        };
+      };
+      /** @description not ready */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Health'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getOpenapiJson: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OpenAPI 3.1 document */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getDocs: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description HTML page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getV1Videos: {
+    parameters: {
+      query?: {
+        limit?: number;
+        after?: string;
+        status?: 'pending' | 'processing' | 'succeeded' | 'completed' | 'failed';
+        order?: 'desc';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VideoTaskList'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postV1Videos: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          model: string;
+          prompt: string;
+          metadata: {
+            input: {
+              img_url: string;
+              negative_prompt?: string;
+              audio_url?: string;
+            };
+            parameters?: {
+              resolution?: string;
+              duration?: number;
+              audio?: boolean;
+              prompt_extend?: boolean;
+              watermark?: boolean;
+              seed?: number;
+            };
+            callback_url?: string;
+          };
+        };
+        'multipart/form-data': {
+          model: string;
+          prompt: string;
+          metadata: {
+            input: {
+              img_url: string;
+              negative_prompt?: string;
+              audio_url?: string;
+            };
+            parameters?: {
+              resolution?: string;
+              duration?: number;
+              audio?: boolean;
+              prompt_extend?: boolean;
+              watermark?: boolean;
+              seed?: number;
+            };
+            callback_url?: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description the task, pending (or the first task for a repeated Idempotency-Key) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VideoTask'];
+        };
+      };
+      /** @description balance or key quota too low */
+      402: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unknown model */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Idempotency-Key reused with another body */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getV1VideosTaskId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        taskId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VideoTask'];
+        };
+      };
+      /** @description no such task for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteV1VideosTaskId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        taskId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VideoDeleted'];
+        };
+      };
+      /** @description no such task for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the task is pending or processing */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postV1VideosTaskIdCancel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        taskId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VideoTask'];
+        };
+      };
+      /** @description no longer cancelable */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getV1VideosTaskIdContent: {
+    parameters: {
+      query?: {
+        variant?: string;
+      };
+      header?: never;
+      path: {
+        taskId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the bytes (Range requests answer 206) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'video/mp4': string;
+        };
+      };
+      /** @description not copied yet: the vendor's link */
+      302: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description spritesheet or an unknown variant */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no such task; video_not_ready, video_expired, video_deleted, thumbnail_unavailable */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postV1VideosTaskIdRemix: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        taskId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description unsupported_operation */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postV1VideosEdits: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description unsupported_operation */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postV1VideosExtensions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description unsupported_operation */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postV1VideosCharacters: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description unsupported_operation */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getV1VideosCharactersCharacterId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        characterId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description unsupported_operation */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getMediaTaskIdFile: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        taskId: string;
+        file: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the bytes (Range requests answer 206) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'video/mp4': string;
+        };
+      };
+      /** @description S3 driver: a presigned or CDN link; not copied yet: the vendor link */
+      302: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid_media_link */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description video_expired, video_deleted, thumbnail_unavailable */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getV1VideosTaskIdCallbacks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        taskId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CallbackDeliveryList'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postV1VideosTaskIdCallbacksDeliveryIdRedeliver: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        taskId: string;
+        deliveryId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description scheduled */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CallbackDelivery'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getV1WebhooksSecret: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookSecret'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postV1WebhooksSecretRotate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookSecret'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getV1WebhooksSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookSettings'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postV1WebhooksSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          video_processing: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookSettings'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postV1ImagesGenerations: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          model: string;
+          prompt: string;
+          n?: number;
+          /** @description WxH, or 1K/2K/4K where the model offers them */
+          size?: string;
+          /** @enum {string} */
+          response_format?: 'url' | 'b64_json';
+          /** @description reference image URLs or data URLs */
+          image?: string | string[];
+          watermark?: boolean;
+          seed?: number;
+          guidance_scale?: number;
+          negative_prompt?: string;
+          /** @enum {string} */
+          sequential_image_generation?: 'auto' | 'disabled';
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ImagesResponse'];
+        };
+      };
+      /** @description balance or key quota too low */
+      402: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description rate limited (Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postV1ImagesEdits: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          model: string;
+          prompt: string;
+          /** @description 1 to 3 image files */
+          image: string[];
+          n?: number;
+          /** @enum {string} */
+          response_format?: 'url' | 'b64_json';
+        };
+        'multipart/form-data': {
+          model: string;
+          prompt: string;
+          /** @description 1 to 3 image files */
+          image: string[];
+          n?: number;
+          /** @enum {string} */
+          response_format?: 'url' | 'b64_json';
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ImagesResponse'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getV1Models: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ModelList'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getV1ModelsId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Model'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postConsoleApiRegister: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          email: string;
+          password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RegistrationAccepted'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postConsoleApiRegisterResend: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          email: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RegistrationAccepted'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postConsoleApiRegisterVerify: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          email: string;
+          code: string;
+          password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Registered'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postConsoleApiLogin: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          email: string;
+          password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Session'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postConsoleApiLogout: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LoggedOut'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiMe: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Account'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiBalance: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Balance'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiLedger: {
+    parameters: {
+      query?: {
+        limit?: number;
+        before?: string;
+        kind?: 'grant' | 'topup' | 'bonus' | 'charge' | 'refund' | 'adjustment';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LedgerPage'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiUsage: {
+    parameters: {
+      query?: {
+        limit?: number;
+        before?: string;
+        model?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UsagePage'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiTopupsOptions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TopUpOptions'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiTopups: {
+    parameters: {
+      query?: {
+        limit?: number;
+        before?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TopUpList'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postConsoleApiTopups: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          amount_cny: number;
+          /** @enum {string} */
+          provider: 'alipay' | 'wechat';
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TopUp'];
+        };
+      };
+      /** @description the payment provider is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiTopupsId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TopUp'];
+        };
+      };
+      /** @description not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiTokens: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TokenList'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postConsoleApiTokens: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name: string;
+          quota_usd?: number | null;
+          expires_at?: number | null;
+          allowed_models?: string[] | null;
+          allowed_ips?: string[] | null;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CreatedToken'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteConsoleApiTokensId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Token'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  patchConsoleApiTokensId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name?: string;
+          /** @enum {string} */
+          status?: 'active' | 'disabled';
+          quota_usd?: number | null;
+          expires_at?: number | null;
+          allowed_models?: string[] | null;
+          allowed_ips?: string[] | null;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Token'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postConsoleApiPasswordForgot: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          email: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PasswordResetRequested'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postConsoleApiPasswordReset: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          email: string;
+          code: string;
+          password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PasswordReset'];
+        };
+      };
+      /** @description wrong or expired code */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postConsoleApiPasswordChange: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          current_password: string;
+          new_password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PasswordChanged'];
+        };
+      };
+      /** @description wrong current password */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiModels: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConsoleModelList'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiUsageSummary: {
+    parameters: {
+      query?: {
+        days?: number;
+        tz?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UsageSummary'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiVideos: {
+    parameters: {
+      query?: {
+        limit?: number;
+        after?: string;
+        status?: 'pending' | 'processing' | 'succeeded' | 'completed' | 'failed';
+        order?: 'desc';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VideoTaskList'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiVideosTaskId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        taskId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VideoTask'];
+        };
+      };
+      /** @description no such task */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiVideosTaskIdCallbacks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        taskId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CallbackDeliveryList'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postConsoleApiVideosTaskIdCallbacksDeliveryIdRedeliver: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        taskId: string;
+        deliveryId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description scheduled */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CallbackDelivery'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiWebhooksSecret: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookSecret'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postConsoleApiWebhooksSecretRotate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookSecret'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiWebhooksSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookSettings'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postConsoleApiWebhooksSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          video_processing: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookSettings'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postConsoleApiWebhooksTest: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          url: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookTestResult'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getAdminApiAccounts: {
+    parameters: {
+      query?: {
+        email?: string;
+        limit?: number;
+        after?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AccountList'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getAdminApiAccountsId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Account'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postAdminApiAccountsIdDisable: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Account'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postAdminApiAccountsIdEnable: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Account'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  patchAdminApiAccountsIdLimits: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          rpm_limit?: number | null;
+          max_active_video_tasks?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Account'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postAdminApiAccountsIdTopups: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          amount_usd: number;
+          reference: string;
+          note?: string;
+          transfer_reference?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description already credited */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TopUp'];
+        };
+      };
+      /** @description OK */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TopUp'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postAdminApiAccountsIdAdjustments: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          amount_usd: number;
+          reason: string;
+          reference?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description already applied */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Adjustment'];
+        };
+      };
+      /** @description OK */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Adjustment'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getAdminApiTransferReferencesReference: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        reference: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BankTransferReference'];
+        };
+      };
+      /** @description not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getAdminApiTasks: {
+    parameters: {
+      query?: {
+        status?: 'pending' | 'processing' | 'succeeded' | 'completed' | 'failed';
+        model?: string;
+        account_id?: string;
+        older_than_seconds?: number;
+        created_after?: number | string;
+        created_before?: number | string;
+        after?: string;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminTaskList'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postAdminApiTasksTaskIdRetry: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        taskId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VideoTask'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getAdminApiQueues: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QueueList'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postAdminApiQueuesNamePause: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QueueState'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postAdminApiQueuesNameResume: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QueueState'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postPaymentsAlipayNotify: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postPaymentsWechatNotify: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description accepted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postPaymentsProviderNotify: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        provider: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentNotificationResult'];
+        };
+      };
+      /** @description bad signature */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+}

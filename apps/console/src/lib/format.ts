@@ -1,0 +1,21 @@
+import dayjs from 'dayjs';
+
+/** A USD amount for display: at least 2 decimals, up to 6 for small amounts (prices are micro-USD). */
+export function formatUsd(usd: number | null | undefined): string {
+  if (usd === null || usd === undefined || !Number.isFinite(usd)) return '—';
+  const abs = Math.abs(usd);
+  const digits = abs !== 0 && abs < 0.01 ? 6 : abs < 1 ? 4 : 2;
+  const text = abs.toFixed(digits).replace(/(\.\d\d\d*?)0+$/, '$1');
+  return `${usd < 0 ? '-' : ''}$${text}`;
+}
+
+/** Unix seconds as a local date and time. */
+export function formatTime(seconds: number | null | undefined): string {
+  if (!seconds) return '—';
+  return dayjs.unix(seconds).format('YYYY-MM-DD HH:mm:ss');
+}
+
+export function formatDate(seconds: number | null | undefined): string {
+  if (!seconds) return '—';
+  return dayjs.unix(seconds).format('YYYY-MM-DD');
+}

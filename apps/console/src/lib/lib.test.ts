@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import { csvField, fetchAllPages, toCsv } from './csv';
+import { formatUsd } from './format';
+import { passwordStrength } from './password';
+import { spendSeries } from './spend';
+import { topUpFinished, topUpPreview } from './topup';
+
+describe('password strength', () => {
+  it.each([
+    ['short', 'too_short'],
+    ['password123', 'weak'],
+    ['aaaaaaaaaa', 'weak'],
+    ['abcdefghij', 'weak'],
+    ['Mxqvtplwzr', 'fair'],
+    ['Tr0ub4dor&3', 'good'],
+    ['correct-Horse-battery-9-staple', 'strong'],
+  ])('rates %s as %s', (password, strength) => {
+    expect(passwordStrength(password).strength).toBe(strength);
+  });
+});
+
+describe('CSV', () => {
+  it('quotes commas, quotes and line breaks, and defuses formulas', () => {
+    expect(csvField('plain')).toBe('plain');
+    expect(csvField('a,b')).toBe('"a,b"');
+    expect(csvField('say "hi"')).toBe('"say ""hi"""');
+    expect(csvField('two\nlines')).toBe('"two\nlines"');
+    expect(csvField('=HYPERLINK("x")')).toBe(`"'=HYPERLINK(""x"")"`);
+    expect(csvField(-0.5)).toBe('-0.5');
+    expect(csvField(null)).toBe('');
+  });
+
+  it('writes a header and one CRLF line per row', () => {
+    const csv = toCsv(
+      [
+        { header: 'kind', value: (r: { k: string; n: number }) => r.k },
+        { header: 'amount', value: (r) => r.n },
+      ],
+      [
+        { k: 'charge', n: -0.3 },
+        { k: '充值', n: 7 },
+      ],
+    );
+    expect(csv).toBe('kind,amount\r\ncharge,-0.3\r\n充值,7\r\n');
+  });
+
+  it('follows next_cursor until the last page, and stops at the row cap', async () => {
+    const pages: Record<string, { data: number[]; has_more: boolean; next_cursor: string | null }> = {
+      first: { data: [5, 4], has_more: true, next_cursor: '4' },
+      '4': { data: [3, 2], has_more: true, next_cursor: '2' },
+      '2': { data: [1], has_more: false, next_cursor: null },
+    };
+    const seen: Array<string | undefined> = [];
+    const all = await fetchAllPages(async (before) => {
+      seen.push(before);
+      return pages[before ?? 'first']!;
+    });
+    expect(all).toEqual({ rows: [5, 4, 3, 2, 1], truncated: false });
+    expect(seen).toEqual([undefined, '4', '2']);
+    expect(await fetchAllPages(async (before) => pages[before ?? 'first']!, 3)).toEqual({
+      rows: [5, 4, 3],
+      truncated: true,
+    });
+  });
+});
+
+describe('spend series', () => {
+  it('fills every day of the window, one series per model, biggest first', () => {
+    const s = spendSeries(
+      [
+        { day: '2026-11-20', model: 'seedream-4.0', calls: 2, spent_usd: 0.06 },
+        { day: '2026-11-23', model: 'wan2.6-i2v-flash-5s-720p', calls: 1, spent_usd: 0.3 },
+        { day: '2026-11-23', model: 'seedream-4.0', calls: 1, spent_usd: 0.03 },
+        { day: '2026-10-01', model: 'seedream-4.0', calls: 9, spent_usd: 9 },
+        { day: '2026-11-22', model: null, calls: 1, spent_usd: 0.01 },
+      ],
+      5,
+      new Date(2026, 10, 23, 15, 0),
+      'other',
+    );
+    expect(s.days).toEqual(['2026-11-19', '2026-11-20', '2026-11-21', '2026-11-22', '2026-11-23']);
+    expect(s.series.map((x) => x.model)).toEqual(['wan2.6-i2v-flash-5s-720p', 'seedream-4.0', 'other']);
+    expect(s.series[1]).toMatchObject({ values: [0, 0.06, 0, 0, 0.03], total: 0.09, calls: 3 });
+    expect(s.total).toBe(0.4);
+  });
+
+  it('crosses month ends', () => {
+    expect(spendSeries([], 3, new Date(2026, 2, 1)).days).toEqual(['2026-02-27', '2026-02-28', '2026-03-01']);
+  });
+});
+
+describe('top-up preview', () => {
+  const options = {
+    providers: ['alipay', 'wechat'],
+    cny_per_usd: 5,
+    min_amount_cny: 35,
+    bonus_threshold_cny: 500,
+    bonus_percent: 10,
+  };
+  it('says below the minimum, the credit at the rate, and the bonus from the threshold', () => {
+    expect(topUpPreview(20, options)).toMatchObject({ belowMin: true });
+    expect(topUpPreview(35, options)).toMatchObject({
+      belowMin: false,
+      creditUsd: 7,
+      bonusUsd: 0,
+      bonus: false,
+    });
+    expect(topUpPreview(499.99, options)).toMatchObject({ bonus: false, bonusUsd: 0 });
+    expect(topUpPreview(500, options)).toMatchObject({
+      creditUsd: 100,
+      bonusUsd: 10,
+      totalUsd: 110,
+      bonus: true,
+    });
+    expect(topUpPreview(undefined, options)).toMatchObject({ belowMin: true, creditUsd: 0 });
+  });
+  it('knows which states are final', () => {
+    expect(
+      ['created', 'paid', 'credited', 'closed', 'expired'].map((s) => topUpFinished(s as never)),
+    ).toEqual([false, false, true, true, true]);
+  });
+});
+
+describe('USD display', () => {
+  it.each([
+    [0.05, '$0.05'],
+    [4.75, '$4.75'],
+    [0.000123, '$0.000123'],
+    [-0.3, '-$0.30'],
+    [1234.5, '$1234.50'],
+    [null, '—'],
+  ])('%s -> %s', (v, text) => expect(formatUsd(v)).toBe(text));
+});

@@ -1,0 +1,18 @@
+import { useCallback, useEffect, useState } from 'react';
+
+/** Seconds left of a cool-down, ticking down once a second; `start(n)` begins a new one. */
+export function useCountdown(): [number, (seconds: number) => void] {
+  const [until, setUntil] = useState(0);
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (until <= now) return;
+    const timer = setTimeout(() => setNow(Date.now()), 1_000 - ((until - now) % 1_000 || 0) || 1_000);
+    return () => clearTimeout(timer);
+  }, [until, now]);
+  const start = useCallback((seconds: number) => {
+    const t = Date.now();
+    setNow(t);
+    setUntil(t + seconds * 1_000);
+  }, []);
+  return [Math.max(0, Math.ceil((until - now) / 1_000)), start];
+}

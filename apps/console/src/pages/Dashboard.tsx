@@ -1,0 +1,168 @@
+import { useQuery } from '@tanstack/react-query';
+import {
+  Alert,
+  Button,
+  Card,
+  Col,
+  Empty,
+  List,
+  Row,
+  Skeleton,
+  Space,
+  Statistic,
+  Table,
+  Tag,
+  Typography,
+} from 'antd';
+import { lazy, Suspense, useMemo } from 'react';
+import { Link } from 'react-router';
+import { api, unwrap } from '../api/client';
+import { ErrorAlert } from '../components/ErrorAlert';
+import { useT } from '../i18n/i18n';
+import { formatTime, formatUsd } from '../lib/format';
+import { spendSeries } from '../lib/spend';
+import type { VideoTask } from './Videos';
+
+const SpendChart = lazy(() => import('../components/SpendChart'));
+const DAYS = 30;
+const timeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+
+export function DashboardPage() {
+  const t = useT();
+  const balance = useQuery({
+    queryKey: ['balance'],
+    queryFn: () => unwrap(api.GET('/console/api/balance')),
+    refetchInterval: 30_000,
+  });
+  const topups = useQuery({
+    queryKey: ['ledger', { kind: 'topup', limit: 1 }],
+    queryFn: () => unwrap(api.GET('/console/api/ledger', { params: { query: { kind: 'topup', limit: 1 } } })),
+  });
+  const summary = useQuery({
+    queryKey: ['usage-summary', DAYS],
+    queryFn: () =>
+      unwrap(api.GET('/console/api/usage/summary', { params: { query: { days: DAYS, tz: timeZone() } } })),
+  });
+  const running = useQuery({
+    queryKey: ['videos', 'running'],
+    queryFn: async () => {
+      const [processing, pending] = await Promise.all(
+        (['processing', 'pending'] as const).map((status) =>
+          unwrap(api.GET('/console/api/videos', { params: { query: { status, limit: 20 } } })),
+        ),
+      );
+      return [...(processing?.data ?? []), ...(pending?.data ?? [])] as unknown as VideoTask[];
+    },
+    refetchInterval: 5_000,
+  });
+  const series = useMemo(
+    () => (summary.data ? spendSeries(summary.data.data, DAYS, new Date(), t('dashboard.otherModel')) : null),
+    [summary.data, t],
+  );
+  const neverToppedUp = topups.data !== undefined && topups.data.data.length === 0;
+
+  return (
+    <Space orientation="vertical" size="large" style={{ width: '100%' }}>
+      <Typography.Title level={2} style={{ margin: 0 }}>
+        {t('nav.dashboard')}
+      </Typography.Title>
+      {neverToppedUp ? (
+        <Alert
+          type="info"
+          showIcon
+          title={t('dashboard.testCreditTitle')}
+          description={t('dashboard.testCredit')}
+        />
+      ) : null}
+      <Row gutter={[16, 16]}>
+        <Col xs={24} md={8}>
+          <Card>
+            {balance.error ? (
+              <ErrorAlert error={balance.error} onRetry={() => void balance.refetch()} />
+            ) : (
+              <Statistic
+                title={t('dashboard.balance')}
+                loading={balance.isPending}
+                value={balance.data ? formatUsd(balance.data.balance_usd) : ''}
+              />
+            )}
+            <Link to="/console/topup">
+              <Button type="primary" style={{ marginTop: 12 }}>
+                {t('nav.topup')}
+              </Button>
+            </Link>
+          </Card>
+        </Col>
+        <Col xs={24} md={8}>
+          <Card>
+            <Statistic
+              title={t('dashboard.spent30')}
+              loading={summary.isPending}
+              value={series ? formatUsd(series.total) : ''}
+            />
+          </Card>
+        </Col>
+        <Col xs={24} md={8}>
+          <Card>
+            <Statistic
+              title={t('dashboard.running')}
+              loading={running.isPending}
+              value={running.data?.length ?? 0}
+            />
+          </Card>
+        </Col>
+      </Row>
+      <Card title={t('dashboard.spendChart')}>
+        {summary.error ? <ErrorAlert error={summary.error} onRetry={() => void summary.refetch()} /> : null}
+        {summary.isPending ? <Skeleton active /> : null}
+        {series && series.series.length === 0 ? <Empty description={t('dashboard.noSpend')} /> : null}
+        {series && series.series.length > 0 ? (
+          <>
+            <Suspense fallback={<Skeleton active />}>
+              <SpendChart data={series} label={t('dashboard.spendChart')} />
+            </Suspense>
+            <Table
+              size="small"
+              rowKey="model"
+              pagination={false}
+              style={{ marginTop: 16 }}
+              dataSource={series.series}
+              columns={[
+                { title: t('billing.model'), dataIndex: 'model' },
+                { title: t('dashboard.calls'), dataIndex: 'calls', align: 'right' },
+                {
+                  title: t('dashboard.spent'),
+                  dataIndex: 'total',
+                  align: 'right',
+                  render: (v: number) => formatUsd(v),
+                },
+              ]}
+            />
+          </>
+        ) : null}
+      </Card>
+      <Card title={t('dashboard.runningNow')}>
+        {running.error ? <ErrorAlert error={running.error} onRetry={() => void running.refetch()} /> : null}
+        <List
+          loading={running.isPending}
+          dataSource={running.data ?? []}
+          locale={{ emptyText: <Empty description={t('dashboard.noRunning')} /> }}
+          renderItem={(task) => (
+            <List.Item
+              extra={
+                <Tag color={task.status === 'processing' ? 'processing' : 'default'}>
+                  {t(`status.${task.status}`)}
+                </Tag>
+              }
+            >
+              <List.Item.Meta
+                title={<Link to={`/console/videos/${task.id}`}>{task.id}</Link>}
+                description={`${task.model} · ${formatTime(task.created_at)} · ${task.progress}%`}
+              />
+            </List.Item>
+          )}
+        />
+      </Card>
+    </Space>
+  );
+}

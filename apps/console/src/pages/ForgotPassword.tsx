@@ -1,0 +1,109 @@
+import { useMutation } from '@tanstack/react-query';
+import { Button, Card, Form, Input, Result, Space, Typography } from 'antd';
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { api, unwrap } from '../api/client';
+import { ErrorAlert } from '../components/ErrorAlert';
+import { PasswordStrength } from '../components/PasswordStrength';
+import { useT } from '../i18n/i18n';
+import { MIN_PASSWORD_LENGTH } from '../lib/password';
+
+/** Forgot password: a reset code by e-mail, then the code and a new password. */
+export function ForgotPasswordPage() {
+  const t = useT();
+  const [email, setEmail] = useState<string | null>(null);
+  const [password, setPassword] = useState('');
+  const forgot = useMutation({
+    mutationFn: (v: { email: string }) => unwrap(api.POST('/console/api/password/forgot', { body: v })),
+    onSuccess: (_r, v) => setEmail(v.email),
+  });
+  const reset = useMutation({
+    mutationFn: (v: { code: string; password: string }) =>
+      unwrap(
+        api.POST('/console/api/password/reset', {
+          body: { email: email ?? '', code: v.code.trim(), password: v.password },
+        }),
+      ),
+  });
+
+  if (reset.isSuccess) {
+    return (
+      <Card>
+        <Result
+          status="success"
+          title={t('forgot.done')}
+          subTitle={t('forgot.doneHint')}
+          extra={
+            <Link to="/login">
+              <Button type="primary">{t('login.submit')}</Button>
+            </Link>
+          }
+        />
+      </Card>
+    );
+  }
+  return (
+    <Card>
+      <Typography.Title level={2} style={{ marginTop: 0 }}>
+        {t('forgot.title')}
+      </Typography.Title>
+      {email === null ? (
+        <Form layout="vertical" onFinish={(v: { email: string }) => forgot.mutate(v)} requiredMark={false}>
+          <Typography.Paragraph type="secondary">{t('forgot.intro')}</Typography.Paragraph>
+          <Form.Item
+            label={t('field.email')}
+            name="email"
+            rules={[{ required: true, type: 'email', message: t('field.emailInvalid') }]}
+          >
+            <Input type="email" autoComplete="username" autoFocus />
+          </Form.Item>
+          {forgot.error ? <ErrorAlert error={forgot.error} style={{ marginBottom: 16 }} /> : null}
+          <Button type="primary" htmlType="submit" block loading={forgot.isPending}>
+            {t('forgot.send')}
+          </Button>
+        </Form>
+      ) : (
+        <Form
+          layout="vertical"
+          onFinish={(v: { code: string; password: string }) => reset.mutate(v)}
+          requiredMark={false}
+        >
+          <Typography.Paragraph role="status">{t('forgot.sent', { email })}</Typography.Paragraph>
+          <Form.Item
+            label={t('forgot.code')}
+            name="code"
+            rules={[{ required: true, pattern: /^\s*\d{6}\s*$/, message: t('signup.codeInvalid') }]}
+          >
+            <Input inputMode="numeric" autoComplete="one-time-code" maxLength={8} autoFocus />
+          </Form.Item>
+          <Form.Item
+            label={t('field.newPassword')}
+            name="password"
+            rules={[
+              {
+                required: true,
+                min: MIN_PASSWORD_LENGTH,
+                message: t('password.rule', { min: MIN_PASSWORD_LENGTH }),
+              },
+            ]}
+          >
+            <Input.Password autoComplete="new-password" onChange={(e) => setPassword(e.target.value)} />
+          </Form.Item>
+          <PasswordStrength password={password} />
+          {reset.error ? <ErrorAlert error={reset.error} style={{ marginBottom: 16 }} /> : null}
+          <Space orientation="vertical" style={{ width: '100%' }}>
+            <Button type="primary" htmlType="submit" block loading={reset.isPending}>
+              {t('forgot.reset')}
+            </Button>
+            <Button type="link" block onClick={() => setEmail(null)}>
+              {t('forgot.again')}
+            </Button>
+          </Space>
+        </Form>
+      )}
+      <div style={{ marginTop: 16 }}>
+        <Link to="/login">{t('signup.toLogin')}</Link>
+      </div>
+    </Card>
+  );
+}

@@ -1,0 +1,234 @@
+import { PlusOutlined } from '@ant-design/icons';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { App, Button, Card, Input, Modal, Popconfirm, Space, Table, Tag, Typography } from 'antd';
+import { useState } from 'react';
+import { api, unwrap } from '../api/client';
+import { ErrorAlert } from '../components/ErrorAlert';
+import { SecretReveal } from '../components/SecretReveal';
+import { useT } from '../i18n/i18n';
+import { formatDate, formatTime, formatUsd } from '../lib/format';
+import { type CreateKeyValues, CreateKeyForm, toCreateBody } from './keys/CreateKeyForm';
+
+export interface Token {
+  id: string;
+  name: string;
+  display_prefix: string;
+  status: 'active' | 'disabled' | 'deleted';
+  quota_usd: number | null;
+  used_usd: number;
+  expires_at: number | null;
+  allowed_models: string[] | null;
+  allowed_ips: string[] | null;
+  created_at: number | null;
+  last_used_at: number | null;
+}
+
+export function KeysPage() {
+  const t = useT();
+  const { message } = App.useApp();
+  const client = useQueryClient();
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
+  const [renaming, setRenaming] = useState<Token | null>(null);
+  const [newName, setNewName] = useState('');
+
+  const tokens = useQuery({
+    queryKey: ['tokens'],
+    queryFn: async () => (await unwrap(api.GET('/console/api/tokens'))).data as unknown as Token[],
+  });
+  const refresh = () => client.invalidateQueries({ queryKey: ['tokens'] });
+  const create = useMutation({
+    mutationFn: (v: CreateKeyValues) =>
+      unwrap(api.POST('/console/api/tokens', { body: toCreateBody(v) })) as unknown as Promise<
+        Token & { key: string }
+      >,
+    onSuccess: (r) => {
+      setCreating(false);
+      setCreated({ name: r.name, key: r.key });
+      void refresh();
+    },
+  });
+  const patch = useMutation({
+    mutationFn: (v: { id: string; body: { name?: string; status?: 'active' | 'disabled' } }) =>
+      unwrap(api.PATCH('/console/api/tokens/{id}', { params: { path: { id: v.id } }, body: v.body })),
+    onSuccess: () => {
+      setRenaming(null);
+      void message.success(t('common.saved'));
+      void refresh();
+    },
+    onError: (err) => void message.error(err.message),
+  });
+  const remove = useMutation({
+    mutationFn: (id: string) => unwrap(api.DELETE('/console/api/tokens/{id}', { params: { path: { id } } })),
+    onSuccess: () => {
+      void message.success(t('keys.deleted'));
+      void refresh();
+    },
+    onError: (err) => void message.error(err.message),
+  });
+
+  return (
+    <Space orientation="vertical" size="large" style={{ width: '100%' }}>
+      <Space style={{ justifyContent: 'space-between', width: '100%' }} wrap>
+        <Typography.Title level={2} style={{ margin: 0 }}>
+          {t('nav.keys')}
+        </Typography.Title>
+        <Button type="primary" icon={<PlusOutlined />} onClick={() => setCreating(true)}>
+          {t('keys.create')}
+        </Button>
+      </Space>
+      <Typography.Paragraph type="secondary" style={{ margin: 0 }}>
+        {t('keys.intro')}
+      </Typography.Paragraph>
+      {tokens.error ? <ErrorAlert error={tokens.error} onRetry={() => void tokens.refetch()} /> : null}
+      <Card styles={{ body: { padding: 0 } }}>
+        <Table<Token>
+          rowKey="id"
+          loading={tokens.isPending}
+          dataSource={tokens.data ?? []}
+          pagination={false}
+          scroll={{ x: 900 }}
+          locale={{ emptyText: t('keys.empty') }}
+          columns={[
+            {
+              title: t('keys.name'),
+              dataIndex: 'name',
+              render: (name: string, k) => (
+                <Space orientation="vertical" size={0}>
+                  <Typography.Text strong>{name}</Typography.Text>
+                  <Typography.Text type="secondary" code style={{ fontSize: 12, whiteSpace: 'nowrap' }}>
+                    {k.display_prefix}
+                  </Typography.Text>
+                </Space>
+              ),
+            },
+            {
+              title: t('keys.status'),
+              dataIndex: 'status',
+              render: (s: Token['status']) => (
+                <Tag color={s === 'active' ? 'green' : 'default'}>{t(`keys.status.${s}`)}</Tag>
+              ),
+            },
+            {
+              title: t('keys.quota'),
+              render: (_v, k) =>
+                k.quota_usd === null ? (
+                  <span>
+                    {formatUsd(k.used_usd)} / {t('keys.unlimited')}
+                  </span>
+                ) : (
+                  `${formatUsd(k.used_usd)} / ${formatUsd(k.quota_usd)}`
+                ),
+            },
+            {
+              title: t('keys.expires'),
+              dataIndex: 'expires_at',
+              render: (s: number | null) => (s ? formatDate(s) : t('keys.never')),
+            },
+            {
+              title: t('keys.limits'),
+              render: (_v, k) => (
+                <Space orientation="vertical" size={0} style={{ fontSize: 12 }}>
+                  <span>
+                    {t('keys.models')}: {k.allowed_models?.join(', ') ?? t('keys.all')}
+                  </span>
+                  <span>
+                    {t('keys.ips')}: {k.allowed_ips?.join(', ') ?? t('keys.all')}
+                  </span>
+                </Space>
+              ),
+            },
+            {
+              title: t('keys.lastUsed'),
+              dataIndex: 'last_used_at',
+              render: (s: number | null) => formatTime(s),
+            },
+            {
+              title: t('common.actions'),
+              fixed: 'right',
+              render: (_v, k) => (
+                <Space wrap size={4}>
+                  <Button
+                    size="small"
+                    onClick={() => {
+                      setRenaming(k);
+                      setNewName(k.name);
+                    }}
+                    aria-label={`${t('keys.rename')} ${k.name}`}
+                  >
+                    {t('keys.rename')}
+                  </Button>
+                  <Button
+                    size="small"
+                    onClick={() =>
+                      patch.mutate({
+                        id: k.id,
+                        body: { status: k.status === 'active' ? 'disabled' : 'active' },
+                      })
+                    }
+                    aria-label={`${k.status === 'active' ? t('keys.disable') : t('keys.enable')} ${k.name}`}
+                  >
+                    {k.status === 'active' ? t('keys.disable') : t('keys.enable')}
+                  </Button>
+                  <Popconfirm
+                    title={t('keys.deleteConfirm', { name: k.name })}
+                    description={t('keys.deleteHint')}
+                    okText={t('common.delete')}
+                    cancelText={t('common.cancel')}
+                    okButtonProps={{ danger: true }}
+                    onConfirm={() => remove.mutateAsync(k.id)}
+                  >
+                    <Button size="small" danger aria-label={`${t('common.delete')} ${k.name}`}>
+                      {t('common.delete')}
+                    </Button>
+                  </Popconfirm>
+                </Space>
+              ),
+            },
+          ]}
+        />
+      </Card>
+
+      <Modal
+        title={t('keys.create')}
+        open={creating}
+        onCancel={() => setCreating(false)}
+        footer={null}
+        destroyOnHidden
+      >
+        <CreateKeyForm onSubmit={(v) => create.mutate(v)} pending={create.isPending} error={create.error} />
+      </Modal>
+      <Modal
+        title={t('keys.createdTitle', { name: created?.name ?? '' })}
+        open={created !== null}
+        onCancel={() => setCreated(null)}
+        onOk={() => setCreated(null)}
+        okText={t('keys.copiedDone')}
+        cancelButtonProps={{ style: { display: 'none' } }}
+        mask={{ closable: false }}
+      >
+        {created ? <SecretReveal value={created.key} label={t('keys.newKey')} /> : null}
+      </Modal>
+      <Modal
+        title={t('keys.rename')}
+        open={renaming !== null}
+        onCancel={() => setRenaming(null)}
+        onOk={() => renaming && patch.mutate({ id: renaming.id, body: { name: newName } })}
+        okButtonProps={{ loading: patch.isPending, disabled: !newName.trim() }}
+        okText={t('common.save')}
+        cancelText={t('common.cancel')}
+      >
+        <label htmlFor="rename-input">{t('keys.name')}</label>
+        <Input
+          id="rename-input"
+          value={newName}
+          maxLength={64}
+          onChange={(e) => setNewName(e.target.value)}
+          onPressEnter={() =>
+            renaming && newName.trim() && patch.mutate({ id: renaming.id, body: { name: newName } })
+          }
+        />
+      </Modal>
+    </Space>
+  );
+}

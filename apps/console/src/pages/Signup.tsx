@@ -1,0 +1,182 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Button, Card, Form, Input, Result, Space, Typography } from 'antd';
+import { useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { ApiError, api, unwrap } from '../api/client';
+import type { components } from '../api/schema';
+import { ErrorAlert } from '../components/ErrorAlert';
+import { PasswordStrength } from '../components/PasswordStrength';
+import { SecretReveal } from '../components/SecretReveal';
+import { useT } from '../i18n/i18n';
+import { MIN_PASSWORD_LENGTH } from '../lib/password';
+import { useCountdown } from '../lib/use-countdown';
+
+const DEFAULT_COOLDOWN_S = 60;
+
+/** Sign up: e-mail and password, then the e-mailed 6-digit code; the default key is shown once at the end. */
+export function SignupPage() {
+  const t = useT();
+  const navigate = useNavigate();
+  const client = useQueryClient();
+  const [step, setStep] = useState<{ email: string; password: string } | null>(null);
+  const [password, setPassword] = useState('');
+  const [done, setDone] = useState<components['schemas']['Registered'] | null>(null);
+  const [cooldown, startCooldown] = useCountdown();
+
+  const register = useMutation({
+    mutationFn: (v: { email: string; password: string }) =>
+      unwrap(api.POST('/console/api/register', { body: v })),
+    onSuccess: (r, v) => {
+      setStep(v);
+      startCooldown(r.resend_in ?? DEFAULT_COOLDOWN_S);
+    },
+    onError: (err) => {
+      if (err instanceof ApiError && err.retryAfterSeconds) startCooldown(err.retryAfterSeconds);
+    },
+  });
+  const resend = useMutation({
+    mutationFn: (email: string) => unwrap(api.POST('/console/api/register/resend', { body: { email } })),
+    onSuccess: (r) => startCooldown(r.resend_in ?? DEFAULT_COOLDOWN_S),
+    onError: (err) => {
+      if (err instanceof ApiError && err.retryAfterSeconds) startCooldown(err.retryAfterSeconds);
+    },
+  });
+  const verify = useMutation({
+    mutationFn: (code: string) =>
+      unwrap(
+        api.POST('/console/api/register/verify', {
+          body: { email: step?.email ?? '', password: step?.password ?? '', code },
+        }),
+      ),
+    onSuccess: async (r) => {
+      setDone(r);
+      // signed in now (the answer set the session cookie): forget the "nobody" cached before
+      client.removeQueries({ queryKey: ['me'] });
+    },
+  });
+
+  if (done) {
+    return (
+      <Card>
+        <Result
+          status="success"
+          title={t('signup.done')}
+          subTitle={t('signup.credit', { amount: done.balance_usd.toFixed(2) })}
+          style={{ padding: '8px 0' }}
+        />
+        <SecretReveal value={done.api_key.key} label={t('signup.defaultKey')} />
+        <Button type="primary" block onClick={() => navigate('/console', { replace: true })}>
+          {t('signup.toConsole')}
+        </Button>
+      </Card>
+    );
+  }
+
+  if (step) {
+    return (
+      <Card>
+        <Typography.Title level={2} style={{ marginTop: 0 }}>
+          {t('signup.codeTitle')}
+        </Typography.Title>
+        <Typography.Paragraph>{t('signup.codeSent', { email: step.email })}</Typography.Paragraph>
+        <Form
+          layout="vertical"
+          onFinish={(v: { code: string }) => verify.mutate(v.code.trim())}
+          requiredMark={false}
+        >
+          <Form.Item
+            label={t('signup.code')}
+            name="code"
+            rules={[{ required: true, pattern: /^\s*\d{6}\s*$/, message: t('signup.codeInvalid') }]}
+          >
+            <Input inputMode="numeric" autoComplete="one-time-code" maxLength={8} autoFocus />
+          </Form.Item>
+          {verify.error ? <ErrorAlert error={verify.error} style={{ marginBottom: 16 }} /> : null}
+          {resend.error ? <ErrorAlert error={resend.error} style={{ marginBottom: 16 }} /> : null}
+          {resend.isSuccess && !resend.isPending ? (
+            <Typography.Paragraph type="success" role="status">
+              {t('signup.resent')}
+            </Typography.Paragraph>
+          ) : null}
+          <Space orientation="vertical" style={{ width: '100%' }}>
+            <Button type="primary" htmlType="submit" block loading={verify.isPending}>
+              {t('signup.verify')}
+            </Button>
+            <Button
+              block
+              disabled={cooldown > 0}
+              loading={resend.isPending}
+              onClick={() => resend.mutate(step.email)}
+            >
+              {cooldown > 0 ? t('signup.resendIn', { seconds: cooldown }) : t('signup.resend')}
+            </Button>
+            <Button type="link" block onClick={() => setStep(null)}>
+              {t('signup.changeEmail')}
+            </Button>
+          </Space>
+        </Form>
+      </Card>
+    );
+  }
+
+  return (
+    <Card>
+      <Typography.Title level={2} style={{ marginTop: 0 }}>
+        {t('signup.title')}
+      </Typography.Title>
+      <Form
+        layout="vertical"
+        onFinish={(v: { email: string; password: string }) =>
+          register.mutate({ email: v.email, password: v.password })
+        }
+        requiredMark={false}
+      >
+        <Form.Item
+          label={t('field.email')}
+          name="email"
+          rules={[{ required: true, type: 'email', message: t('field.emailInvalid') }]}
+        >
+          <Input type="email" autoComplete="email" autoFocus />
+        </Form.Item>
+        <Form.Item
+          label={t('field.password')}
+          name="password"
+          extra={t('password.rule', { min: MIN_PASSWORD_LENGTH })}
+          rules={[
+            {
+              required: true,
+              min: MIN_PASSWORD_LENGTH,
+              message: t('password.rule', { min: MIN_PASSWORD_LENGTH }),
+            },
+          ]}
+        >
+          <Input.Password autoComplete="new-password" onChange={(e) => setPassword(e.target.value)} />
+        </Form.Item>
+        <PasswordStrength password={password} />
+        <Form.Item
+          label={t('field.passwordAgain')}
+          name="confirm"
+          dependencies={['password']}
+          rules={[
+            { required: true, message: t('field.passwordAgain') },
+            ({ getFieldValue }) => ({
+              validator: (_r, value) =>
+                !value || getFieldValue('password') === value
+                  ? Promise.resolve()
+                  : Promise.reject(new Error(t('field.passwordMismatch'))),
+            }),
+          ]}
+        >
+          <Input.Password autoComplete="new-password" />
+        </Form.Item>
+        {register.error ? <ErrorAlert error={register.error} style={{ marginBottom: 16 }} /> : null}
+        <Button type="primary" htmlType="submit" block loading={register.isPending}>
+          {t('signup.submit')}
+        </Button>
+      </Form>
+      <div style={{ marginTop: 16 }}>
+        <Link to="/login">{t('signup.toLogin')}</Link>
+      </div>
+    </Card>
+  );
+}

@@ -1,0 +1,212 @@
+import { ArrowLeftOutlined } from '@ant-design/icons';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Alert, App, Button, Card, Descriptions, Empty, Progress, Space, Table, Tag, Typography } from 'antd';
+import { useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { api, unwrap } from '../api/client';
+import type { components } from '../api/schema';
+import { ErrorAlert } from '../components/ErrorAlert';
+import { useT } from '../i18n/i18n';
+import { formatTime } from '../lib/format';
+import { STATUS_COLORS, Thumbnail, type VideoTask } from './Videos';
+
+type Delivery = components['schemas']['CallbackDelivery'] & {
+  next_attempt_at?: number | null;
+  last_error?: string | null;
+  attempts: Array<{
+    attempt: number;
+    started_at: number | null;
+    status_code: number | null;
+    latency_ms: number | null;
+    error: string | null;
+    response_body?: string | null;
+  }>;
+};
+
+const terminal = (s?: string) => s === 'succeeded' || s === 'failed';
+
+export function VideoDetailPage() {
+  const t = useT();
+  const { message } = App.useApp();
+  const { taskId = '' } = useParams();
+  const client = useQueryClient();
+  const [playError, setPlayError] = useState<string | null>(null);
+  const task = useQuery({
+    queryKey: ['video', taskId],
+    queryFn: async () =>
+      (await unwrap(api.GET('/console/api/videos/{taskId}', { params: { path: { taskId } } }))) as VideoTask,
+    refetchInterval: (q) => (terminal(q.state.data?.status) ? false : 3_000),
+  });
+  const callbacks = useQuery({
+    queryKey: ['video', taskId, 'callbacks'],
+    queryFn: async () =>
+      (await unwrap(api.GET('/console/api/videos/{taskId}/callbacks', { params: { path: { taskId } } })))
+        .data as Delivery[],
+    refetchInterval: 10_000,
+  });
+  const redeliver = useMutation({
+    mutationFn: (deliveryId: string) =>
+      unwrap(
+        api.POST('/console/api/videos/{taskId}/callbacks/{deliveryId}/redeliver', {
+          params: { path: { taskId, deliveryId } },
+        }),
+      ),
+    onSuccess: () => {
+      void message.success(t('videos.redelivered'));
+      void client.invalidateQueries({ queryKey: ['video', taskId, 'callbacks'] });
+    },
+    onError: (err) => void message.error(err.message),
+  });
+  const v = task.data;
+  const callbackUrl = (v?.metadata as { callback_url?: string } | undefined)?.callback_url;
+
+  return (
+    <Space orientation="vertical" size="large" style={{ width: '100%' }}>
+      <Link to="/console/videos">
+        <ArrowLeftOutlined /> {t('nav.videos')}
+      </Link>
+      <Typography.Title level={2} style={{ margin: 0, wordBreak: 'break-all' }}>
+        {taskId}
+      </Typography.Title>
+      {task.error ? <ErrorAlert error={task.error} onRetry={() => void task.refetch()} /> : null}
+      {task.isPending ? <Card loading /> : null}
+      {v ? (
+        <Card>
+          <Space orientation="vertical" size="middle" style={{ width: '100%' }}>
+            {v.status === 'succeeded' && v.video_url ? (
+              <div style={{ maxWidth: 720 }}>
+                {/* biome-ignore lint/a11y/useMediaCaption: generated videos have no captions */}
+                <video
+                  data-testid="video-player"
+                  src={v.video_url}
+                  poster={v.thumbnail_url ?? undefined}
+                  controls
+                  preload="metadata"
+                  style={{ width: '100%', borderRadius: 6, background: '#000' }}
+                  aria-label={t('videos.player')}
+                  onError={() => setPlayError(t('videos.playError'))}
+                />
+                {playError ? (
+                  <Alert type="error" showIcon title={playError} style={{ marginTop: 8 }} />
+                ) : null}
+                {v.expires_at ? (
+                  <Typography.Text type="secondary">
+                    {t('videos.expiresAt', { time: formatTime(v.expires_at) })}
+                  </Typography.Text>
+                ) : null}
+              </div>
+            ) : (
+              <Thumbnail task={v} width={240} />
+            )}
+            {v.status === 'failed' && v.error ? (
+              <Alert type="error" showIcon title={v.error.code} description={v.error.message} />
+            ) : null}
+            <Descriptions column={{ xs: 1, md: 2 }} bordered size="small">
+              <Descriptions.Item label={t('videos.status')}>
+                <Tag color={STATUS_COLORS[v.status]}>{t(`status.${v.status}`)}</Tag>
+                {!terminal(v.status) ? (
+                  <Progress percent={v.progress} size="small" style={{ width: 120 }} />
+                ) : null}
+              </Descriptions.Item>
+              <Descriptions.Item label={t('billing.model')}>{v.model}</Descriptions.Item>
+              <Descriptions.Item label={t('videos.created')}>{formatTime(v.created_at)}</Descriptions.Item>
+              <Descriptions.Item label={t('videos.completed')}>
+                {formatTime(v.completed_at)}
+              </Descriptions.Item>
+              <Descriptions.Item label={t('videos.metadata')} span={2}>
+                <pre style={{ margin: 0, whiteSpace: 'pre-wrap', wordBreak: 'break-all', fontSize: 12 }}>
+                  {JSON.stringify(v.metadata, null, 2)}
+                </pre>
+              </Descriptions.Item>
+              <Descriptions.Item label={t('videos.callbackUrl')} span={2}>
+                {callbackUrl ?? t('videos.noCallback')}
+              </Descriptions.Item>
+            </Descriptions>
+          </Space>
+        </Card>
+      ) : null}
+      <Card title={t('videos.callbacks')}>
+        {callbacks.error ? (
+          <ErrorAlert error={callbacks.error} onRetry={() => void callbacks.refetch()} />
+        ) : null}
+        <Table<Delivery>
+          rowKey="id"
+          size="small"
+          loading={callbacks.isPending}
+          dataSource={callbacks.data ?? []}
+          pagination={false}
+          scroll={{ x: 720 }}
+          locale={{ emptyText: <Empty description={t('videos.noCallbacks')} /> }}
+          expandable={{
+            expandedRowRender: (d) => (
+              <Table
+                rowKey="attempt"
+                size="small"
+                pagination={false}
+                dataSource={d.attempts}
+                locale={{ emptyText: t('videos.noAttempts') }}
+                columns={[
+                  { title: '#', dataIndex: 'attempt', width: 48 },
+                  {
+                    title: t('videos.attemptAt'),
+                    dataIndex: 'started_at',
+                    render: (s: number | null) => formatTime(s),
+                  },
+                  {
+                    title: t('videos.statusCode'),
+                    dataIndex: 'status_code',
+                    render: (c: number | null) => c ?? '—',
+                  },
+                  {
+                    title: t('videos.latency'),
+                    dataIndex: 'latency_ms',
+                    render: (ms: number | null) => (ms === null ? '—' : `${ms} ms`),
+                  },
+                  { title: t('videos.error'), dataIndex: 'error', render: (e: string | null) => e ?? '—' },
+                  {
+                    title: t('videos.response'),
+                    dataIndex: 'response_body',
+                    render: (b: string | null | undefined) => (
+                      <Typography.Text code ellipsis={{ tooltip: b }} style={{ maxWidth: 240 }}>
+                        {b || '—'}
+                      </Typography.Text>
+                    ),
+                  },
+                ]}
+              />
+            ),
+          }}
+          columns={[
+            { title: t('videos.event'), dataIndex: 'event_type' },
+            {
+              title: t('videos.deliveryStatus'),
+              dataIndex: 'status',
+              render: (s: string) => (
+                <Tag color={s === 'delivered' ? 'success' : s === 'failed' ? 'error' : 'processing'}>{s}</Tag>
+              ),
+            },
+            { title: t('videos.attempts'), dataIndex: 'attempt_count' },
+            {
+              title: t('videos.nextAttempt'),
+              dataIndex: 'next_attempt_at',
+              render: (s: number | null) => formatTime(s),
+            },
+            { title: t('videos.url'), dataIndex: 'url', ellipsis: true },
+            {
+              title: t('common.actions'),
+              render: (_v, d) => (
+                <Button
+                  size="small"
+                  loading={redeliver.isPending && redeliver.variables === d.id}
+                  onClick={() => redeliver.mutate(d.id)}
+                >
+                  {t('videos.redeliver')}
+                </Button>
+              ),
+            },
+          ]}
+        />
+      </Card>
+    </Space>
+  );
+}

@@ -1,0 +1,221 @@
+import { ArrowLeftOutlined } from '@ant-design/icons';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  App,
+  Button,
+  Card,
+  Col,
+  Descriptions,
+  Form,
+  Input,
+  InputNumber,
+  Popconfirm,
+  Row,
+  Space,
+  Tag,
+  Typography,
+} from 'antd';
+import { Link, useParams } from 'react-router';
+import { api, unwrap } from '../../api/client';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { useT } from '../../i18n/i18n';
+import { formatTime, formatUsd } from '../../lib/format';
+import type { Account } from './Accounts';
+
+export function AccountDetailPage() {
+  const t = useT();
+  const { message } = App.useApp();
+  const { accountId = '' } = useParams();
+  const client = useQueryClient();
+  const path = { params: { path: { id: accountId } } };
+  const account = useQuery({
+    queryKey: ['admin', 'account', accountId],
+    queryFn: async () => (await unwrap(api.GET('/admin/api/accounts/{id}', path))) as Account,
+  });
+  const done = (text: string) => (data?: unknown) => {
+    if (data && typeof data === 'object' && 'email' in data)
+      client.setQueryData(['admin', 'account', accountId], data);
+    else void client.invalidateQueries({ queryKey: ['admin', 'account', accountId] });
+    void client.invalidateQueries({ queryKey: ['admin', 'accounts'] });
+    void message.success(text);
+  };
+  const setStatus = useMutation({
+    mutationFn: (action: 'disable' | 'enable') =>
+      action === 'disable'
+        ? unwrap(api.POST('/admin/api/accounts/{id}/disable', path))
+        : unwrap(api.POST('/admin/api/accounts/{id}/enable', path)),
+    onSuccess: done(t('common.saved')),
+    onError: (err) => void message.error(err.message),
+  });
+  const limits = useMutation({
+    mutationFn: (v: { rpm_limit?: number | null; max_active_video_tasks?: number | null }) =>
+      unwrap(
+        api.PATCH('/admin/api/accounts/{id}/limits', {
+          ...path,
+          body: { rpm_limit: v.rpm_limit ?? null, max_active_video_tasks: v.max_active_video_tasks ?? null },
+        }),
+      ),
+    onSuccess: done(t('common.saved')),
+  });
+  const [topupForm] = Form.useForm();
+  const topup = useMutation({
+    mutationFn: (v: { amount_usd: number; reference: string; note?: string }) =>
+      unwrap(api.POST('/admin/api/accounts/{id}/topups', { ...path, body: v })),
+    onSuccess: (r) => {
+      topupForm.resetFields();
+      done((r as { credited?: boolean }).credited ? t('admin.topupCredited') : t('admin.topupAlready'))();
+    },
+  });
+  const [adjustForm] = Form.useForm();
+  const adjust = useMutation({
+    mutationFn: (v: { amount_usd: number; reason: string; reference?: string }) =>
+      unwrap(api.POST('/admin/api/accounts/{id}/adjustments', { ...path, body: v })),
+    onSuccess: () => {
+      adjustForm.resetFields();
+      done(t('admin.adjusted'))();
+    },
+  });
+  const a = account.data;
+  return (
+    <Space orientation="vertical" size="large" style={{ width: '100%' }}>
+      <Link to="/admin/accounts">
+        <ArrowLeftOutlined /> {t('nav.accounts')}
+      </Link>
+      {account.error ? <ErrorAlert error={account.error} onRetry={() => void account.refetch()} /> : null}
+      {account.isPending ? <Card loading /> : null}
+      {a ? (
+        <>
+          <Typography.Title level={2} style={{ margin: 0, wordBreak: 'break-all' }}>
+            {a.email}
+          </Typography.Title>
+          <Card>
+            <Descriptions column={{ xs: 1, md: 2 }} size="small" bordered>
+              <Descriptions.Item label="ID">{a.id}</Descriptions.Item>
+              <Descriptions.Item label={t('videos.status')}>
+                <Tag color={a.status === 'active' ? 'green' : 'red'}>{t(`admin.status.${a.status}`)}</Tag>
+                {a.role === 'admin' ? <Tag color="blue">{t('admin.operator')}</Tag> : null}
+              </Descriptions.Item>
+              <Descriptions.Item label={t('dashboard.balance')}>{formatUsd(a.balance_usd)}</Descriptions.Item>
+              <Descriptions.Item label={t('videos.created')}>{formatTime(a.created_at)}</Descriptions.Item>
+              <Descriptions.Item label={t('admin.rpm')}>
+                {a.limits.rpm ?? t('admin.default')}
+              </Descriptions.Item>
+              <Descriptions.Item label={t('admin.maxVideos')}>
+                {a.limits.max_active_video_tasks ?? t('admin.default')}
+              </Descriptions.Item>
+            </Descriptions>
+            <Space style={{ marginTop: 16 }}>
+              {a.status === 'active' ? (
+                <Popconfirm
+                  title={t('admin.disableConfirm')}
+                  description={t('admin.disableHint')}
+                  okText={t('keys.disable')}
+                  cancelText={t('common.cancel')}
+                  okButtonProps={{ danger: true }}
+                  onConfirm={() => setStatus.mutateAsync('disable')}
+                >
+                  <Button danger loading={setStatus.isPending}>
+                    {t('admin.disable')}
+                  </Button>
+                </Popconfirm>
+              ) : (
+                <Button
+                  type="primary"
+                  loading={setStatus.isPending}
+                  onClick={() => setStatus.mutate('enable')}
+                >
+                  {t('admin.enable')}
+                </Button>
+              )}
+            </Space>
+          </Card>
+          <Row gutter={[16, 16]}>
+            <Col xs={24} lg={8}>
+              <Card title={t('admin.limits')}>
+                <Form
+                  layout="vertical"
+                  initialValues={{
+                    rpm_limit: a.limits.rpm,
+                    max_active_video_tasks: a.limits.max_active_video_tasks,
+                  }}
+                  onFinish={(v) => limits.mutate(v)}
+                >
+                  <Form.Item label={t('admin.rpm')} name="rpm_limit" extra={t('admin.emptyDefault')}>
+                    <InputNumber min={1} precision={0} style={{ width: '100%' }} />
+                  </Form.Item>
+                  <Form.Item
+                    label={t('admin.maxVideos')}
+                    name="max_active_video_tasks"
+                    extra={t('admin.emptyDefault')}
+                  >
+                    <InputNumber min={1} precision={0} style={{ width: '100%' }} />
+                  </Form.Item>
+                  {limits.error ? <ErrorAlert error={limits.error} style={{ marginBottom: 16 }} /> : null}
+                  <Button htmlType="submit" loading={limits.isPending}>
+                    {t('common.save')}
+                  </Button>
+                </Form>
+              </Card>
+            </Col>
+            <Col xs={24} lg={8}>
+              <Card title={t('admin.bankTopup')}>
+                <Form
+                  form={topupForm}
+                  layout="vertical"
+                  onFinish={(v) => topup.mutate(v)}
+                  requiredMark={false}
+                >
+                  <Form.Item label={t('admin.amountUsd')} name="amount_usd" rules={[{ required: true }]}>
+                    <InputNumber min={0.01} precision={2} prefix="$" style={{ width: '100%' }} />
+                  </Form.Item>
+                  <Form.Item
+                    label={t('admin.transferReference')}
+                    name="reference"
+                    rules={[{ required: true, whitespace: true }]}
+                  >
+                    <Input maxLength={128} />
+                  </Form.Item>
+                  <Form.Item label={t('admin.note')} name="note">
+                    <Input maxLength={500} />
+                  </Form.Item>
+                  {topup.error ? <ErrorAlert error={topup.error} style={{ marginBottom: 16 }} /> : null}
+                  <Button type="primary" htmlType="submit" loading={topup.isPending}>
+                    {t('admin.credit')}
+                  </Button>
+                </Form>
+              </Card>
+            </Col>
+            <Col xs={24} lg={8}>
+              <Card title={t('admin.adjustment')}>
+                <Form
+                  form={adjustForm}
+                  layout="vertical"
+                  onFinish={(v) => adjust.mutate(v)}
+                  requiredMark={false}
+                >
+                  <Form.Item label={t('admin.amountSigned')} name="amount_usd" rules={[{ required: true }]}>
+                    <InputNumber precision={6} prefix="$" style={{ width: '100%' }} />
+                  </Form.Item>
+                  <Form.Item
+                    label={t('billing.reason')}
+                    name="reason"
+                    rules={[{ required: true, whitespace: true }]}
+                  >
+                    <Input maxLength={500} />
+                  </Form.Item>
+                  <Form.Item label={t('billing.reference')} name="reference">
+                    <Input maxLength={128} />
+                  </Form.Item>
+                  {adjust.error ? <ErrorAlert error={adjust.error} style={{ marginBottom: 16 }} /> : null}
+                  <Button htmlType="submit" loading={adjust.isPending}>
+                    {t('admin.apply')}
+                  </Button>
+                </Form>
+              </Card>
+            </Col>
+          </Row>
+        </>
+      ) : null}
+    </Space>
+  );
+}

@@ -1,0 +1,195 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  App,
+  Button,
+  Card,
+  Empty,
+  Form,
+  Input,
+  InputNumber,
+  Select,
+  Space,
+  Table,
+  Tag,
+  Typography,
+} from 'antd';
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { api, unwrap } from '../../api/client';
+import type { components } from '../../api/schema';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { useT } from '../../i18n/i18n';
+import { formatTime } from '../../lib/format';
+import { STATUS_COLORS } from '../Videos';
+
+type AdminTask = components['schemas']['AdminTask'];
+interface Filters {
+  status?: 'pending' | 'processing' | 'succeeded' | 'failed';
+  model?: string;
+  account_id?: string;
+  older_than_seconds?: number;
+}
+
+/** Tasks still running after this long are shown as stuck. */
+export const STUCK_AFTER_SECONDS = 30 * 60;
+
+export function AdminTasksPage() {
+  const t = useT();
+  const { message } = App.useApp();
+  const client = useQueryClient();
+  const [form] = Form.useForm<Filters>();
+  const [filters, setFilters] = useState<Filters>({});
+  const [cursors, setCursors] = useState<string[]>([]);
+  const after = cursors[cursors.length - 1];
+  const tasks = useQuery({
+    queryKey: ['admin', 'tasks', filters, after],
+    queryFn: () =>
+      unwrap(
+        api.GET('/admin/api/tasks', {
+          params: {
+            query: {
+              limit: 50,
+              after,
+              ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined && v !== '')),
+            },
+          },
+        }),
+      ),
+  });
+  const retry = useMutation({
+    mutationFn: (taskId: string) =>
+      unwrap(api.POST('/admin/api/tasks/{taskId}/retry', { params: { path: { taskId } } })),
+    onSuccess: (r) => {
+      void message.success(t('admin.retried', { id: (r as { id: string }).id }));
+      void client.invalidateQueries({ queryKey: ['admin', 'tasks'] });
+    },
+    onError: (err) => void message.error(err.message),
+  });
+  const apply = (f: Filters) => {
+    setCursors([]);
+    setFilters(f);
+  };
+  return (
+    <Space orientation="vertical" size="large" style={{ width: '100%' }}>
+      <Typography.Title level={2} style={{ margin: 0 }}>
+        {t('nav.tasks')}
+      </Typography.Title>
+      <Card>
+        <Form<Filters> form={form} layout="inline" onFinish={apply} style={{ rowGap: 12 }}>
+          <Form.Item label={t('videos.status')} name="status">
+            <Select
+              allowClear
+              style={{ width: 150 }}
+              options={(['pending', 'processing', 'succeeded', 'failed'] as const).map((s) => ({
+                value: s,
+                label: t(`status.${s}`),
+              }))}
+            />
+          </Form.Item>
+          <Form.Item label={t('billing.model')} name="model">
+            <Input style={{ width: 220 }} allowClear />
+          </Form.Item>
+          <Form.Item label={t('admin.accountId')} name="account_id">
+            <Input style={{ width: 220 }} allowClear />
+          </Form.Item>
+          <Form.Item label={t('admin.olderThan')} name="older_than_seconds">
+            <InputNumber min={0} precision={0} style={{ width: 120 }} suffix="s" />
+          </Form.Item>
+          <Space wrap>
+            <Button type="primary" htmlType="submit">
+              {t('admin.filter')}
+            </Button>
+            <Button
+              onClick={() => {
+                const stuck: Filters = { status: 'processing', older_than_seconds: STUCK_AFTER_SECONDS };
+                form.setFieldsValue(stuck);
+                apply(stuck);
+              }}
+            >
+              {t('admin.stuck')}
+            </Button>
+            <Button
+              onClick={() => {
+                form.resetFields();
+                apply({});
+              }}
+            >
+              {t('admin.clear')}
+            </Button>
+          </Space>
+        </Form>
+      </Card>
+      {tasks.error ? <ErrorAlert error={tasks.error} onRetry={() => void tasks.refetch()} /> : null}
+      <Card styles={{ body: { padding: 0 } }}>
+        <Table<AdminTask>
+          rowKey="id"
+          size="small"
+          loading={tasks.isPending}
+          dataSource={tasks.data?.data ?? []}
+          pagination={false}
+          scroll={{ x: 1000 }}
+          locale={{ emptyText: <Empty description={t('videos.empty')} /> }}
+          columns={[
+            {
+              title: t('videos.task'),
+              dataIndex: 'id',
+              render: (id: string) => <Typography.Text code>{id}</Typography.Text>,
+            },
+            {
+              title: t('admin.account'),
+              dataIndex: 'account_id',
+              render: (id: string) => <Link to={`/admin/accounts/${id}`}>{id}</Link>,
+            },
+            { title: t('billing.model'), dataIndex: 'model' },
+            {
+              title: t('videos.status'),
+              dataIndex: 'status',
+              render: (s: string, task) => (
+                <Space orientation="vertical" size={0}>
+                  <Tag color={STATUS_COLORS[s]}>{t(`status.${s}` as 'status.pending')}</Tag>
+                  {task.error ? (
+                    <Typography.Text type="danger" style={{ fontSize: 12 }}>
+                      {task.error.code}: {task.error.message}
+                    </Typography.Text>
+                  ) : null}
+                </Space>
+              ),
+            },
+            { title: t('videos.created'), dataIndex: 'created_at', render: (s: number) => formatTime(s) },
+            {
+              title: t('admin.upstreamTask'),
+              dataIndex: 'upstream_task_id',
+              render: (u: string | null) => u ?? '—',
+            },
+            {
+              title: t('common.actions'),
+              fixed: 'right',
+              render: (_v, task) =>
+                task.status === 'failed' ? (
+                  <Button
+                    size="small"
+                    loading={retry.isPending && retry.variables === task.id}
+                    onClick={() => retry.mutate(task.id)}
+                    aria-label={`${t('admin.retry')} ${task.id}`}
+                  >
+                    {t('admin.retry')}
+                  </Button>
+                ) : null,
+            },
+          ]}
+        />
+        <Space style={{ padding: 12 }}>
+          <Button disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
+            {t('common.previous')}
+          </Button>
+          <Button
+            disabled={!tasks.data?.has_more || !tasks.data?.last_id}
+            onClick={() => tasks.data?.last_id && setCursors((c) => [...c, tasks.data.last_id as string])}
+          >
+            {t('common.next')}
+          </Button>
+        </Space>
+      </Card>
+    </Space>
+  );
+}

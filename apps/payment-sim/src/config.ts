@@ -1,0 +1,37 @@
+import { intFromEnv } from '@mediagate/shared';
+import { z } from 'zod';
+
+const optional = z
+  .string()
+  .optional()
+  .transform((v) => (v && v.trim().length > 0 ? v.replace(/\\n/g, '\n').trim() : undefined));
+
+/**
+ * Environment of the payment simulator. The merchant's identities and public keys (to check its
+ * requests) and the vendors' private keys (to sign answers and notifications); any missing key
+ * set is generated at start and its merchant side printed (see keys.ts).
+ */
+export const paySimEnvSchema = z.object({
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  PAYSIM_PORT: intFromEnv(8091, 0),
+  PAYSIM_HOST: z.string().min(1).default('0.0.0.0'),
+  /** retry delays of notifications are multiplied by this (1 = the vendors' schedules) */
+  PAYSIM_TIME_SCALE: z.coerce.number().positive().default(1),
+  PAYSIM_ALIPAY_APP_ID: optional,
+  PAYSIM_ALIPAY_APP_PUBLIC_KEY: optional,
+  PAYSIM_ALIPAY_PRIVATE_KEY: optional,
+  PAYSIM_WECHAT_MCHID: optional,
+  PAYSIM_WECHAT_APPID: optional,
+  PAYSIM_WECHAT_MERCHANT_PUBLIC_KEY: optional,
+  PAYSIM_WECHAT_API_V3_KEY: optional,
+  /** the platform certificate's private key and serial (certificate mode) */
+  PAYSIM_WECHAT_CERT_PRIVATE_KEY: optional,
+  PAYSIM_WECHAT_CERT_SERIAL: optional,
+  /** the WeChat Pay public key's private half and its PUB_KEY_ID_... (public-key mode) */
+  PAYSIM_WECHAT_PUBKEY_PRIVATE_KEY: optional,
+  PAYSIM_WECHAT_PUBKEY_ID: optional,
+  /** which of the two signs answers and notifications (switchable at /_control/wechat/signer) */
+  PAYSIM_WECHAT_SIGN_WITH: z.enum(['public_key', 'certificate']).default('public_key'),
+});
+
+export type PaySimConfig = z.output<typeof paySimEnvSchema>;

@@ -1,0 +1,527 @@
+/// <reference lib="dom" />
+import OpenAI from 'openai';
+import { Webhook } from 'standardwebhooks';
+import type { Browser, BrowserContext } from 'playwright-core';
+import path from 'node:path';
+import { freePort, type RunningProcess, startProcess, waitFor } from '@mediagate/shared/testing';
+import {
+  collectErrors,
+  hasChromium,
+  launchChromium,
+  SCREENSHOTS,
+  screenshot,
+  WIDTHS,
+} from './console/browser';
+import { startTestSmtp, type TestSmtp } from './console/smtp';
+import { headersOf, startReceiver } from './receiver';
+import { type Stack, startStack } from './stack';
+
+// The web console in a real browser (Debian's Chromium driven by playwright-core) against the
+// real API, worker, callbacks dispatcher, reconciler and simulators: a customer signs up with
+// the code from a real SMTP server, makes a key and uses it with the openai client, watches a
+// video task succeed and play, rotates the webhook secret; an operator credits a bank transfer
+// and retries a failed task. Screenshots of every page at 375 and 1440 px go to
+// .test-results/screenshots/.
+const ADMIN = { email: 'ops@example.test', password: 'operator-password-1' };
+const USER = { email: `customer-${Date.now()}@example.test`, password: 'Customer-pass-42' };
+
+const describeBrowser = hasChromium() ? describe : describe.skip;
+if (!hasChromium()) {
+  console.warn('console browser tests skipped: no Chromium at /usr/bin/chromium (apt-get install chromium)');
+}
+
+const PAYSIM = path.join(__dirname, '..', '..', 'apps', 'payment-sim', 'dist');
+
+let stack: Stack;
+let paysim: RunningProcess;
+let paysimUrl = '';
+let smtp: TestSmtp;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let browser: Browser;
+let user: BrowserContext;
+let admin: BrowserContext;
+let errors: string[] = [];
+let defaultKey = '';
+let accountId = '';
+let succeededTask = '';
+
+const codeIn = (raw: string, words: RegExp) => {
+  const m = words.exec(raw.replace(/=\r?\n/g, ''));
+  if (!m?.[1]) throw new Error(`no code in the mail:\n${raw}`);
+  return m[1];
+};
+
+async function signIn(context: BrowserContext, who: { email: string; password: string }, next = '/console') {
+  const page = await context.newPage();
+  await page.goto(`${stack.apiUrl}/login?next=${encodeURIComponent(next)}`);
+  await page.getByLabel('E-mail').fill(who.email);
+  await page.getByLabel('Password').fill(who.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL((u) => u.pathname === next.split('?')[0]);
+  return page;
+}
+
+const openai = (key: string) => new OpenAI({ apiKey: key, baseURL: `${stack.apiUrl}/v1`, maxRetries: 0 });
+const task = (id: string) => stack.api('GET', `/v1/videos/${id}`, defaultKey).then((r) => r.body);
+const finished = (id: string) =>
+  waitFor(
+    async () => {
+      const t = await task(id);
+      return t.status === 'succeeded' || t.status === 'failed' ? t : null;
+    },
+    { what: `task ${id} to finish`, timeoutMs: 60_000, intervalMs: 100 },
+  );
+
+describeBrowser('the web console in a browser', () => {
+  beforeAll(async () => {
+    smtp = await startTestSmtp();
+    receiver = await startReceiver();
+    // QR top-ups go to the payment simulator (Alipay and WeChat Pay), with keys made for this run
+    const keys = require(path.join(PAYSIM, 'keys.js')).generatePaymentKeys({ withCertificate: false });
+    const paysimPort = await freePort();
+    paysimUrl = `http://127.0.0.1:${paysimPort}`;
+    paysim = await startProcess({
+      name: 'paysim',
+      entry: path.join(PAYSIM, 'main.js'),
+      env: { ...keys.sim, PAYSIM_PORT: String(paysimPort), PAYSIM_HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+      readyUrl: `${paysimUrl}/healthz`,
+    });
+    stack = await startStack({
+      callbackWorkers: 1,
+      env: {
+        SMTP_URL: smtp.url,
+        ADMIN_EMAIL: ADMIN.email,
+        ADMIN_PASSWORD: ADMIN.password,
+        SSRF_ALLOW_CIDRS: '127.0.0.0/8,::1',
+        VERIFICATION_RESEND_COOLDOWN_MS: '2000',
+        CALLBACK_RETRY_SCHEDULE: '1s',
+        ...keys.merchant,
+        ALIPAY_GATEWAY: `${paysimUrl}/gateway.do`,
+        WECHATPAY_BASE_URL: paysimUrl,
+        BANK_TRANSFER_BENEFICIARY: 'mediagate Ltd',
+        BANK_TRANSFER_BANK: 'Example Bank, Shanghai branch',
+        BANK_TRANSFER_ACCOUNT_NUMBER: '6222 0000 1111 2222',
+      },
+    });
+    browser = await launchChromium();
+    user = await browser.newContext({ viewport: WIDTHS.desktop });
+    admin = await browser.newContext({ viewport: WIDTHS.desktop });
+    errors = [...collectErrors(user), ...collectErrors(admin)];
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+    await paysim?.stop();
+    await receiver?.close();
+    await smtp?.close();
+  });
+
+  it('serves the console at / with client routes, while API paths keep their JSON answers', async () => {
+    const html = await fetch(`${stack.apiUrl}/console/keys`, { headers: { accept: 'text/html' } });
+    expect(html.status).toBe(200);
+    expect(html.headers.get('content-type')).toMatch(/text\/html/);
+    expect(await html.text()).toContain('<div id="root">');
+    const unknown = await fetch(`${stack.apiUrl}/v1/nothing-here`, { headers: { accept: 'text/html' } });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ error: { code: 'not_found' } });
+    const openapi = await fetch(`${stack.apiUrl}/openapi.json`, { headers: { accept: 'text/html' } });
+    expect(((await openapi.json()) as { openapi: string }).openapi).toBe('3.1.0');
+  });
+
+  it('signs a customer up with the code from the e-mail, and shows the default key once', async () => {
+    const page = await user.newPage();
+    await page.goto(`${stack.apiUrl}/`);
+    await page.waitForURL(/\/login/);
+    await page.getByRole('link', { name: /Sign up/ }).click();
+    await page.getByLabel('E-mail').fill(USER.email);
+    await page.getByLabel(/^Password$/).fill('short');
+    await page.getByLabel(/^Password$/).fill(USER.password);
+    await expect(page.getByTestId('password-strength').textContent()).resolves.toMatch(/Good|Strong/);
+    await page.getByLabel('Password again').fill(USER.password);
+    await page.getByRole('button', { name: 'Send the verification code' }).click();
+    await page.getByText(`We sent a 6-digit code to ${USER.email}`).waitFor();
+    const resend = page.getByRole('button', { name: /Send a new code/ });
+    expect(await resend.isDisabled()).toBe(true);
+    await screenshot(page, 'signup-code');
+    // the cool-down ends, a new code is sent, and only the newest works
+    await page.getByRole('button', { name: 'Send a new code', exact: true }).click({ timeout: 10_000 });
+    await page.getByText('A new code is on its way.').waitFor();
+    const code = await smtp.codeFor(USER.email, 1);
+    await page.getByLabel('Verification code').fill(code);
+    await page.getByRole('button', { name: 'Create the account' }).click();
+    await page.getByText('Your account is ready').waitFor();
+    defaultKey = ((await page.getByTestId('secret-value').textContent()) ?? '').trim();
+    expect(defaultKey).toMatch(/^sk-[0-9A-Za-z]{48}$/);
+    await screenshot(page, 'signup-done');
+    await page.getByRole('button', { name: 'Go to the console' }).click();
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    await page.getByText('Test credit', { exact: true }).waitFor();
+    await page.getByText('$0.05').first().waitFor();
+    await page.getByText('No spend in the last 30 days.').waitFor();
+    await screenshot(page, 'dashboard-new-account');
+    accountId = await accountOf(USER.email);
+    expect(accountId).toMatch(/^acct_/);
+    // the session is the HttpOnly cookie: nothing secret is readable or stored by the page
+    const stored = await page.evaluate(() => ({ cookie: document.cookie, local: { ...localStorage } }));
+    expect(stored.cookie).toBe('');
+    expect(Object.keys(stored.local).filter((k) => k !== 'mediagate.lang')).toEqual([]);
+    expect(JSON.stringify(stored)).not.toContain('sk-');
+    await page.close();
+  });
+
+  it('creates a key with limits, shows it once, and the openai client works with it', async () => {
+    const page = await user.newPage();
+    await page.goto(`${stack.apiUrl}/console/keys`);
+    await page.getByRole('button', { name: 'Create a key' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Name').fill('ci key');
+    await dialog.getByLabel(/Quota \(USD\)/).fill('3');
+    await dialog.getByRole('button', { name: 'Create a key' }).click();
+    await page.getByText('Key "ci key" created').waitFor();
+    const key = ((await page.getByTestId('secret-value').textContent()) ?? '').trim();
+    expect(key).toMatch(/^sk-/);
+    await screenshot(page, 'keys-created');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    await page
+      .getByRole('cell', { name: /ci key/ })
+      .first()
+      .waitFor();
+
+    const models = await openai(key).models.list();
+    expect(models.data.map((m) => m.id)).toContain('wan2.6-i2v-flash-5s-720p');
+
+    // disable it in the page: the client is refused; enable it again
+    await page.getByRole('button', { name: 'Disable ci key' }).click();
+    await page.getByText('Disabled', { exact: true }).waitFor();
+    await waitFor(
+      async () =>
+        (
+          await openai(key)
+            .models.list()
+            .catch((e) => e)
+        ).status === 401,
+      {
+        what: 'the disabled key to be refused',
+        timeoutMs: 10_000,
+      },
+    );
+    await page.getByRole('button', { name: 'Enable ci key' }).click();
+    await waitFor(
+      async () =>
+        await openai(key)
+          .models.list()
+          .then(() => true)
+          .catch(() => false),
+      {
+        what: 'the enabled key to work again',
+        timeoutMs: 10_000,
+      },
+    );
+    await page.close();
+  });
+
+  it('lets an operator find the account and credit a bank transfer; the customer sees the balance', async () => {
+    const page = await signIn(admin, ADMIN, '/admin/accounts');
+    await page.getByLabel('Find by e-mail').fill(USER.email);
+    await page.getByLabel('Find by e-mail').press('Enter');
+    await page.getByRole('link', { name: USER.email }).click();
+    await page.getByRole('heading', { name: USER.email }).waitFor();
+    await page.getByLabel('Amount (USD)').fill('20');
+    await page.getByLabel('Transfer reference').fill(`WIRE-${Date.now()}`);
+    await page.getByRole('button', { name: 'Credit' }).click();
+    await page.getByText('Credited', { exact: true }).waitFor();
+    await page.getByText('$20.05').waitFor();
+    await page.close();
+
+    const mine = await user.newPage();
+    await mine.goto(`${stack.apiUrl}/console`);
+    await mine.getByText('$20.05').first().waitFor();
+    await mine.close();
+  });
+
+  it('shows a video task from the openai client succeed, plays it, and sends its callback again', async () => {
+    const created = await openai(defaultKey).videos.create(
+      {
+        model: 'wan2.6-i2v-flash-5s-720p',
+        prompt: 'a paper boat drifts down a rainy street',
+        metadata: {
+          input: { img_url: 'https://example.com/boat.png' },
+          callback_url: `${receiver.url}/hooks/video`,
+        },
+      } as never,
+      // the shared test Postgres may refuse a connection (503 + Retry-After): retried, charged once
+      { maxRetries: 3, idempotencyKey: `console-e2e-${Date.now()}` },
+    );
+    succeededTask = created.id;
+    const page = await user.newPage();
+    await page.goto(`${stack.apiUrl}/console/videos`);
+    await page.getByRole('link', { name: created.id }).waitFor();
+    const done = await finished(created.id);
+    expect(done.status).toBe('succeeded');
+    await page.locator('.ant-segmented').getByText('Succeeded').click();
+    await page.getByRole('link', { name: created.id }).click();
+    const video = page.getByTestId('video-player');
+    await video.waitFor();
+    await page.waitForFunction(
+      () => {
+        const v = document.querySelector('video');
+        return v !== null && (v.readyState >= 1 || v.error !== null);
+      },
+      undefined,
+      { timeout: 20_000 },
+    );
+    const state = await video.evaluate((v: HTMLVideoElement) => ({
+      readyState: v.readyState,
+      error: v.error?.code ?? null,
+      duration: v.duration,
+    }));
+    expect(state.error).toBeNull();
+    expect(state.readyState).toBeGreaterThanOrEqual(1);
+    expect(state.duration).toBeGreaterThan(0);
+
+    // the delivery and its attempt are listed; sending it again reaches the receiver again
+    await waitFor(() => receiver.received.length >= 1, { what: 'the callback', timeoutMs: 20_000 });
+    await page.reload();
+    await page.getByRole('cell', { name: 'video.succeeded' }).waitFor();
+    const before = receiver.received.length;
+    await page.getByRole('button', { name: 'Send again' }).click();
+    await page.getByText('The callback will be sent again now.').waitFor();
+    await waitFor(() => receiver.received.length > before, { what: 'the redelivery', timeoutMs: 20_000 });
+    await page.getByRole('button', { name: 'Expand row' }).first().click();
+    await page.getByRole('cell', { name: '200' }).first().waitFor();
+    await screenshot(page, 'video-detail-played');
+    await page.close();
+  });
+
+  it('reveals and rotates the webhook secret, and sends a signed test event', async () => {
+    const page = await user.newPage();
+    await page.goto(`${stack.apiUrl}/console/webhooks`);
+    await page.getByRole('button', { name: 'Reveal' }).click();
+    const shown = page.getByTestId('webhook-secret');
+    const first = ((await shown.textContent()) ?? '').trim();
+    expect(first).toMatch(/^whsec_/);
+    await page.getByRole('button', { name: 'Rotate the secret' }).click();
+    await page.getByRole('tooltip').getByRole('button', { name: 'Rotate the secret' }).click();
+    await page
+      .getByText(/Until .*, deliveries also carry a signature made with the previous secret/)
+      .waitFor();
+    const second = ((await shown.textContent()) ?? '').trim();
+    expect(second).toMatch(/^whsec_/);
+    expect(second).not.toBe(first);
+    expect((await stack.api('GET', '/v1/webhooks/secret', defaultKey)).body.secret).toBe(second);
+
+    await page.getByRole('switch').click();
+    await page.locator('.ant-tag', { hasText: 'video.processing' }).waitFor();
+
+    const before = receiver.received.length;
+    await page.getByLabel('Receiver URL').fill(`${receiver.url}/hooks/test`);
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByText('Delivered: the receiver answered 2xx.').waitFor();
+    const test = receiver.received[before];
+    expect(test && JSON.parse(test.body).type).toBe('webhook.test');
+    // signed with the new secret (and, for 24 hours, the old one too)
+    expect(() => new Webhook(second).verify(test!.body, headersOf(test!))).not.toThrow();
+    expect(() => new Webhook(first).verify(test!.body, headersOf(test!))).not.toThrow();
+    await screenshot(page, 'webhooks-rotated');
+    await page.close();
+  });
+
+  it('lets an operator retry a failed task from the tasks page', async () => {
+    await stack.sim('POST', '/video-outcomes', { outcome: 'FAILED', code: 'InternalError', count: 1 });
+    const created = await stack.api('POST', '/v1/videos', defaultKey, {
+      model: 'wan2.6-i2v-flash-5s-720p',
+      prompt: 'a failing task',
+      metadata: { input: { img_url: 'https://example.com/x.png' } },
+    });
+    const failed = await finished(created.body.id);
+    expect(failed.status).toBe('failed');
+
+    const page = await admin.newPage();
+    await page.goto(`${stack.apiUrl}/admin/tasks`);
+    await page.getByLabel('Account id').fill(accountId);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByRole('button', { name: `Retry ${failed.id}` }).click();
+    const retried = await page.getByText(/Retried as task_/).textContent();
+    const newId = /task_[0-9A-Z]{26}/.exec(retried ?? '')?.[0];
+    expect(newId).toBeDefined();
+    const again = await finished(newId!);
+    expect(again.status).toBe('succeeded');
+    expect(again.metadata.retry_of).toBe(failed.id);
+    await page.close();
+  });
+
+  it('opens the queue dashboard from the console session, and sends a browser without one to sign in first', async () => {
+    const page = await admin.newPage();
+    await page.goto(`${stack.apiUrl}/admin/queue-status`);
+    await page.getByText('video-tasks').first().waitFor();
+    await page.getByRole('button', { name: 'Pause' }).first().click();
+    await page.getByRole('button', { name: 'Resume' }).first().click();
+    await page.getByRole('button', { name: 'Pause' }).first().waitFor();
+    await page.goto(`${stack.apiUrl}/admin/queues`);
+    await page.getByText('video-tasks').first().waitFor();
+    expect(await page.title()).not.toBe('mediagate console');
+    await page.close();
+
+    const stranger = await browser.newContext({ viewport: WIDTHS.desktop });
+    const fresh = await stranger.newPage();
+    await fresh.goto(`${stack.apiUrl}/admin/queues`);
+    await fresh.waitForURL(/\/login\?next=%2Fadmin%2Fqueues/);
+    await fresh.getByLabel('E-mail').fill(ADMIN.email);
+    await fresh.getByLabel('Password').fill(ADMIN.password);
+    await fresh.getByRole('button', { name: 'Sign in' }).click();
+    await fresh.waitForURL(/\/admin\/queues$/);
+    await fresh.getByText('video-tasks').first().waitFor();
+    await stranger.close();
+  });
+
+  it('tops up through the payment simulator and shows the new balance', async () => {
+    const options = await userFetch('/console/api/topups/options');
+    expect(options.status).toBe(200);
+    const before = (await userFetch('/console/api/balance')).body as { balance_usd: number };
+    const page = await user.newPage();
+    await page.goto(`${stack.apiUrl}/console/topup`);
+    await page.getByText('mediagate Ltd').waitFor();
+    await page.getByLabel('Amount (CNY)').fill('20');
+    await page.getByText('The least top-up is ¥35.').first().waitFor();
+    await page.getByLabel('Amount (CNY)').fill('35');
+    await page.getByText('You get $7.00 of credit (¥5 = $1).').waitFor();
+    await page.getByRole('radio', { name: 'Alipay' }).check();
+    await page.getByRole('button', { name: 'Show the QR code' }).click();
+    await page.getByTestId('topup-qr').waitFor();
+    await page.getByText('Scan with Alipay').waitFor();
+    await screenshot(page, 'topup-qr');
+    const orders = (await userFetch('/console/api/topups')).body as {
+      data: Array<{ id: string; status: string }>;
+    };
+    const order = orders.data[0]!;
+    expect(order.status).toBe('created');
+    // the payer scans and pays; the simulator notifies the API, and the page sees it credited
+    const paid = await fetch(`${paysimUrl}/_control/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ vendor: 'alipay', out_trade_no: order.id }),
+    });
+    expect(paid.status).toBe(200);
+    await page.getByText('Payment received').waitFor({ timeout: 30_000 });
+    await page.getByText('$7.00 has been added to your balance.').waitFor();
+    await screenshot(page, 'topup-credited');
+    const after = (await userFetch('/console/api/balance')).body as { balance_usd: number };
+    expect(Math.round((after.balance_usd - before.balance_usd) * 1e6) / 1e6).toBe(7);
+    await page.goto(`${stack.apiUrl}/console`);
+    await page
+      .getByText(`$${after.balance_usd.toFixed(2)}`)
+      .first()
+      .waitFor();
+    await page.close();
+  });
+
+  it('resets a forgotten password with the e-mailed code, which signs out every session', async () => {
+    const page = await (await browser.newContext({ viewport: WIDTHS.desktop })).newPage();
+    await page.goto(`${stack.apiUrl}/forgot-password`);
+    await page.getByLabel('E-mail').fill(USER.email);
+    const seen = smtp.count(USER.email);
+    await page.getByRole('button', { name: 'Send the reset code' }).click();
+    const mail = await smtp.nextMail(USER.email, seen);
+    const code = codeIn(mail.raw, /password reset code is (\d{6})/);
+    await page.getByLabel('Reset code').fill(code);
+    USER.password = 'A-brand-new-pass-7';
+    await page.getByLabel('New password').fill(USER.password);
+    await page.getByRole('button', { name: 'Set the new password' }).click();
+    await page.getByText('Your password has been reset').waitFor();
+    // the customer's other browser was signed out
+    expect((await userFetch('/console/api/me')).status).toBe(401);
+    user = await browser.newContext({ viewport: WIDTHS.desktop });
+    errors.push(...collectErrors(user));
+    (await signIn(user, USER)).close();
+    await page.context().close();
+  });
+
+  it('renders every page at 375 and 1440 px, in English and Chinese, without page errors', async () => {
+    const anonymous = ['/login', '/signup', '/forgot-password'];
+    const customer = [
+      '/console',
+      '/console/keys',
+      '/console/topup',
+      '/console/billing',
+      '/console/billing?tab=usage',
+      '/console/videos',
+      `/console/videos/${succeededTask}`,
+      '/console/webhooks',
+      '/console/password',
+    ];
+    const operator = [
+      '/admin/accounts',
+      `/admin/accounts/${accountId}`,
+      '/admin/tasks',
+      '/admin/queue-status',
+    ];
+    const state = {
+      customer: await user.storageState(),
+      operator: await admin.storageState(),
+    };
+    const shots: string[] = [];
+    for (const [width, viewport] of Object.entries(WIDTHS)) {
+      for (const [who, paths] of [
+        ['anonymous', anonymous],
+        ['customer', customer],
+        ['operator', operator],
+      ] as const) {
+        const context = await browser.newContext({
+          viewport,
+          storageState: who === 'anonymous' ? undefined : state[who],
+          isMobile: width === 'phone',
+          hasTouch: width === 'phone',
+        });
+        errors.push(...collectErrors(context));
+        const page = await context.newPage();
+        for (const p of paths) {
+          await page.goto(`${stack.apiUrl}${p}`);
+          await page.locator('h1, h2').first().waitFor();
+          await page.waitForLoadState('networkidle');
+          shots.push(await screenshot(page, pageName(p)));
+          // nothing wider than the screen: the page scrolls vertically only
+          const overflow = await page.evaluate(
+            () => document.documentElement.scrollWidth - window.innerWidth,
+          );
+          expect({ page: p, width: viewport.width, overflow: Math.max(0, overflow) }).toEqual({
+            page: p,
+            width: viewport.width,
+            overflow: 0,
+          });
+        }
+        if (who === 'customer') {
+          await page.goto(`${stack.apiUrl}/console`);
+          await page.getByRole('button', { name: '中文' }).click();
+          await page.getByText('余额').first().waitFor();
+          await page.waitForLoadState('networkidle');
+          shots.push(await screenshot(page, 'dashboard-zh'));
+          await page.getByRole('button', { name: 'EN' }).click();
+        }
+        await context.close();
+      }
+    }
+    expect(shots.length).toBeGreaterThan(30);
+    expect(errors).toEqual([]);
+    console.log(`console screenshots: ${shots.length} in ${SCREENSHOTS}`);
+  }, 400_000);
+});
+
+const pageName = (p: string) =>
+  p
+    .replace(/^\//, '')
+    .replace(/task_[0-9A-Z]+/, 'detail')
+    .replace(/acct_[0-9A-Za-z]+/, 'detail')
+    .replace(/\?tab=/, '-')
+    .replace(/\//g, '-') || 'root';
+
+async function accountOf(email: string): Promise<string> {
+  const r = await stack.pool.query('select id from accounts where email = $1', [email.toLowerCase()]);
+  return r.rows[0]?.id as string;
+}
+
+/** A request with the customer's browser session (its cookie), as the page makes it. */
+async function userFetch(path: string): Promise<{ status: number; body: unknown }> {
+  const res = await user.request.get(`${stack.apiUrl}${path}`);
+  return { status: res.status(), body: await res.json().catch(() => null) };
+}

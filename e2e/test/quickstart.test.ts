@@ -1,0 +1,184 @@
+// The README's first command, taken from the README itself, run in a fresh clone of this
+// repository with a PATH that holds no pnpm (nor corepack): it must install what it needs, start
+// the whole service and print a request that creates a video task which then succeeds; Ctrl-C
+// must then stop everything with exit code 0.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort, testServiceUrls, waitFor } from '@mediagate/shared/testing';
+import { Client } from 'pg';
+
+const repo = path.resolve(__dirname, '..', '..');
+const HIDDEN = new Set(['pnpm', 'pnpx', 'corepack']);
+
+/** The first command line of the README's quick start block, without its comment. */
+function readmeFirstCommand(): string {
+  const readme = readFileSync(path.join(repo, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Quick start'));
+  const block = /```sh\n([\s\S]*?)```/.exec(section);
+  if (!block?.[1]) throw new Error('README.md: no sh block under "## Quick start"');
+  const line = block[1].split('\n').find((l) => l.trim() !== '');
+  return (line ?? '').replace(/\s+#.*$/, '').trim();
+}
+
+/**
+ * A PATH without pnpm, pnpx or corepack and without this checkout's toolchain: directories that
+ * hold one of them are replaced by a directory of links to everything else they hold.
+ */
+function pathWithoutPnpm(dir: string): string {
+  const links = path.join(dir, 'bin');
+  mkdirSync(links);
+  const out: string[] = [links];
+  for (const d of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!d || !existsSync(d) || d.includes(`${path.sep}.data${path.sep}toolchain`)) continue;
+    const names = readdirSync(d);
+    if (!names.some((n) => HIDDEN.has(n))) {
+      out.push(d);
+      continue;
+    }
+    for (const n of names) {
+      if (HIDDEN.has(n) || existsSync(path.join(links, n))) continue;
+      try {
+        if (statSync(path.join(d, n)).isFile()) symlinkSync(path.join(d, n), path.join(links, n));
+      } catch {
+        // a dangling link: leave it out
+      }
+    }
+  }
+  return out.join(path.delimiter);
+}
+
+/** The environment of a new shell: nothing of the package manager that runs this test. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (/^(npm_|PNPM_|COREPACK|MEDIAGATE_|TURBO_|JEST_|TEST_|INIT_CWD$|NODE_OPTIONS$)/i.test(k)) continue;
+    env[k] = v;
+  }
+  return env;
+}
+
+/** The printed shell command that starts with `prefix`, backslash continuations joined. */
+function printedCommand(output: string, prefix: RegExp): string | undefined {
+  const lines = output.split('\n');
+  const i = lines.findIndex((l) => prefix.test(l.trim()));
+  if (i < 0) return undefined;
+  let cmd = lines[i]!.trim();
+  for (let j = i + 1; cmd.endsWith('\\') && j < lines.length; j++)
+    cmd = `${cmd.slice(0, -1)} ${lines[j]!.trim()}`;
+  return cmd;
+}
+
+const sh = (cmd: string, env: NodeJS.ProcessEnv) =>
+  execFileSync('sh', ['-c', cmd], { env, encoding: 'utf8' });
+
+describe('quick start', () => {
+  let dir: string;
+  let child: ChildProcess | undefined;
+  let exited: Promise<number | null> | undefined;
+  let dbName: string;
+  let adminUrl: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'mg-quickstart-'));
+    dbName = `mgqs_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+    adminUrl = (await testServiceUrls()).databaseUrl;
+  });
+
+  afterAll(async () => {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      process.kill(-child.pid!, 'SIGKILL');
+      await exited;
+    }
+    const admin = new Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`drop database if exists ${dbName} with (force)`).finally(() => admin.end());
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the README first command serves a video task that succeeds, from a fresh clone without pnpm', async () => {
+    const command = readmeFirstCommand();
+    expect(command).not.toMatch(/\bpnpm\b|corepack/);
+
+    const clone = path.join(dir, 'mediagate');
+    execFileSync('git', ['clone', '--quiet', repo, clone]);
+    const PATH = pathWithoutPnpm(dir);
+    expect(() => execFileSync('sh', ['-c', 'command -v pnpm'], { env: { PATH } })).toThrow();
+
+    const { databaseUrl, redisUrl } = await testServiceUrls();
+    const db = new URL(databaseUrl);
+    db.pathname = `/${dbName}`;
+    const ports = await Promise.all([1, 2, 3, 4, 5].map(() => freePort()));
+    const env: NodeJS.ProcessEnv = {
+      ...cleanEnv(),
+      PATH,
+      DATABASE_URL: db.toString(),
+      REDIS_URL: redisUrl,
+      QUEUE_PREFIX: `{mgqs-${randomUUID().slice(0, 8)}}`,
+      PORT: String(ports[0]),
+      SIM_PORT: String(ports[1]),
+      WORKER_VIDEO_HTTP_PORT: String(ports[2]),
+      WORKER_RECONCILER_HTTP_PORT: String(ports[3]),
+      WORKER_CALLBACKS_HTTP_PORT: String(ports[4]),
+    };
+
+    const started = Date.now();
+    let output = '';
+    // bash runs a simple command in its own place, as an interactive shell runs it as the foreground job.
+    const proc = spawn('bash', ['-c', command], {
+      cwd: clone,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child = proc;
+    exited = new Promise((resolve) => proc.on('exit', (code) => resolve(code)));
+    proc.stdout!.on('data', (d) => (output += d));
+    proc.stderr!.on('data', (d) => (output += d));
+
+    const create = await waitFor(
+      () => {
+        if (proc.exitCode !== null)
+          throw new Error(`${command} exited ${proc.exitCode}:\n${output.slice(-3000)}`);
+        return printedCommand(output, /^curl -s \S+\/v1\/videos -H/);
+      },
+      { timeoutMs: 420_000, intervalMs: 250, what: `${command} to print the video request` },
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}\n${output.slice(-3000)}`);
+    });
+    const readyMs = Date.now() - started;
+
+    const task = JSON.parse(sh(create, env)) as { id: string; status: string };
+    expect(task.status).toBe('pending');
+    const poll = printedCommand(output, /^curl -s \S+\/v1\/videos\/<task id>/)!.replace('<task id>', task.id);
+    const done = await waitFor(
+      () => {
+        const t = JSON.parse(sh(poll, env)) as { status: string; video_url?: string };
+        return t.status === 'succeeded' || t.status === 'failed' ? t : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 500, what: 'the video task to finish' },
+    );
+    expect(done.status).toBe('succeeded');
+    expect(done.video_url).toMatch(/^http/);
+    const phases = output.split('\n').filter((l) => /^\[(setup|start)\]/.test(l));
+    process.stderr.write(
+      `${phases.join('\n')}\nquick start: "${command}" ready in ${(readyMs / 1000).toFixed(1)} s on a fresh clone; video task succeeded after ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+    );
+
+    // Ctrl-C (SIGINT to the foreground process group) stops everything with exit code 0.
+    process.kill(-proc.pid!, 'SIGINT');
+    expect(await exited).toBe(0);
+    expect(output).not.toMatch(/ELIFECYCLE|npm error/);
+  }, 600_000);
+});

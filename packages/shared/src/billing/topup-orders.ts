@@ -1,0 +1,242 @@
+import { createHash } from 'node:crypto';
+import { and, asc, count, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../db/client';
+import { fromDriverRow } from '../db/driver-row';
+import { bankTransferReferences, type TopUpOrderRow, topupOrders } from '../db/schema';
+import { creditRowsStatements } from './ledger';
+import { type TopUpPolicy, TopUpTooSmallError, topUpBonus } from './topups';
+
+/** How a CNY amount becomes credit: the policy (in USD) and the rate. */
+export interface CnyTopUpRules extends TopUpPolicy {
+  /** CNY per USD (TOPUP_CNY_PER_USD): 35 CNY credits 7 USD at 5 */
+  cnyPerUsd: number;
+}
+
+/** What `amountFen` credits and its bonus; throws TopUpTooSmallError below the minimum credit. */
+export function quoteCnyTopUp(
+  amountFen: number,
+  rules: CnyTopUpRules,
+): { creditMicroUsd: number; bonusMicroUsd: number } {
+  // 1 fen = 10_000 micro-CNY; rounding down never credits more than was paid
+  // (the epsilon absorbs binary fractions of rates like 7.2, so 50.40 CNY credits exactly 7 USD)
+  const creditMicroUsd = Math.floor((amountFen * 10_000) / rules.cnyPerUsd + 1e-6);
+  if (!Number.isSafeInteger(creditMicroUsd) || creditMicroUsd < rules.minMicroUsd) {
+    throw new TopUpTooSmallError(rules.minMicroUsd);
+  }
+  return { creditMicroUsd, bonusMicroUsd: topUpBonus(creditMicroUsd, rules) };
+}
+
+export async function insertTopUpOrder(
+  db: DbOrTx,
+  order: {
+    id: string;
+    accountId: string;
+    provider: string;
+    amountFen: number;
+    creditMicroUsd: number;
+    bonusMicroUsd: number;
+    expiresAt: Date;
+  },
+): Promise<TopUpOrderRow> {
+  const [row] = await db.insert(topupOrders).values(order).returning();
+  return row!;
+}
+
+export async function setTopUpQrCode(
+  db: DbOrTx,
+  id: string,
+  qrCode: string,
+): Promise<TopUpOrderRow | undefined> {
+  const [row] = await db
+    .update(topupOrders)
+    .set({ qrCode, updatedAt: new Date() })
+    .where(eq(topupOrders.id, id))
+    .returning();
+  return row;
+}
+
+export async function getTopUpOrder(db: DbOrTx, id: string): Promise<TopUpOrderRow | undefined> {
+  const [row] = await db.select().from(topupOrders).where(eq(topupOrders.id, id)).limit(1);
+  return row;
+}
+
+/** The account's orders, newest first, keyset-paged by id (`before` = the last id of a page). */
+export async function listTopUpOrders(
+  db: DbOrTx,
+  accountId: string,
+  q: { limit: number; before?: string },
+): Promise<{ data: TopUpOrderRow[]; hasMore: boolean; nextCursor: string | null }> {
+  const rows = await db
+    .select()
+    .from(topupOrders)
+    .where(
+      q.before
+        ? and(eq(topupOrders.accountId, accountId), lt(topupOrders.id, q.before))
+        : eq(topupOrders.accountId, accountId),
+    )
+    .orderBy(desc(topupOrders.id))
+    .limit(q.limit + 1);
+  const hasMore = rows.length > q.limit;
+  const data = rows.slice(0, q.limit);
+  return { data, hasMore, nextCursor: hasMore ? data[data.length - 1]!.id : null };
+}
+
+export interface CreditOrderResult {
+  /** false when the order was already credited (or cannot be): nothing changed */
+  credited: boolean;
+  order: TopUpOrderRow;
+}
+
+/**
+ * Credits a paid order, exactly once, in one statement: the order moves to `credited` (a
+ * compare-and-set from `created`, `expired` or `closed`: money the provider took is credited
+ * whatever our side decided meanwhile) with its trade id and payment time, the payment row and
+ * the `topup` and `bonus` ledger entries are written (unique per order) and the balance raised.
+ * Being paid and being credited commit together, so no reader sees an order `paid` on this path.
+ * A concurrent or repeated call finds the order moved and returns `credited: false`. The caller
+ * has checked the provider, the amount and the merchant against the order.
+ */
+export async function creditTopUpOrder(
+  db: DbOrTx,
+  args: { orderId: string; tradeId?: string; paidAt?: Date; raw?: unknown },
+): Promise<CreditOrderResult | undefined> {
+  const paidAt = args.paidAt && !Number.isNaN(args.paidAt.getTime()) ? args.paidAt : new Date();
+  const credit = creditRowsStatements('credit_rows');
+  const { rows } = await db.execute<Record<string, unknown>>(sql`
+    with o as (
+      update topup_orders
+      set status = 'credited', provider_trade_id = coalesce(${args.tradeId ?? null}::text, provider_trade_id),
+          paid_at = ${paidAt.toISOString()}::timestamptz, credited_at = now(), updated_at = now()
+      where id = ${args.orderId} and status in ('created', 'expired', 'closed')
+      returning *
+    ), pay as (
+      insert into payments (account_id, provider, reference, amount_micro_usd, bonus_micro_usd, note, raw)
+      select account_id, provider, id, credit_micro_usd, bonus_micro_usd,
+             to_char(amount_fen / 100.0, 'FM999999999990.00') || ' CNY, trade ' || coalesce(provider_trade_id, 'unknown'),
+             ${args.raw === undefined ? null : JSON.stringify(args.raw)}::jsonb
+      from o
+    ), credit_rows as (
+      select account_id, 'topup'::text as kind, credit_micro_usd as amount_micro_usd, provider || ':' || id as ref,
+             'top-up of ' || to_char(amount_fen / 100.0, 'FM999999999990.00') || ' CNY via ' || provider as reason
+      from o
+      union all
+      select account_id, 'bonus', bonus_micro_usd, provider || ':' || id,
+             'bonus on a top-up of ' || to_char(amount_fen / 100.0, 'FM999999999990.00') || ' CNY'
+      from o
+    ), l as (${credit.ledger}), b as (${credit.balance})
+    select * from o`);
+  if (rows[0]) return { credited: true, order: fromDriverRow(topupOrders, rows[0]) };
+  const order = await getTopUpOrder(db, args.orderId);
+  return order ? { credited: false, order } : undefined;
+}
+
+/**
+ * The provider took a payment that cannot be credited automatically (another amount): the order
+ * moves to `paid` (from `created` or `expired`), leaves the reconciler's sweep and waits for an
+ * operator. False if it had moved.
+ */
+export async function markTopUpOrderPaid(
+  db: DbOrTx,
+  args: { orderId: string; tradeId?: string; paidAt?: Date },
+): Promise<boolean> {
+  const now = new Date();
+  const rows = await db
+    .update(topupOrders)
+    .set({
+      status: 'paid',
+      providerTradeId: args.tradeId ?? sql`${topupOrders.providerTradeId}`,
+      paidAt: args.paidAt && !Number.isNaN(args.paidAt.getTime()) ? args.paidAt : now,
+      updatedAt: now,
+    })
+    .where(and(eq(topupOrders.id, args.orderId), inArray(topupOrders.status, ['created', 'expired'])))
+    .returning({ id: topupOrders.id });
+  return rows.length > 0;
+}
+
+/**
+ * Marks an unpaid order `closed` (refused at creation, or closed by the provider) or `expired`
+ * (closed at the provider after its expiry). Compare-and-set from `created`; false if it moved.
+ */
+export async function closeTopUpOrder(
+  db: DbOrTx,
+  id: string,
+  status: 'closed' | 'expired',
+): Promise<boolean> {
+  const now = new Date();
+  const rows = await db
+    .update(topupOrders)
+    .set({ status, closedAt: now, updatedAt: now })
+    .where(and(eq(topupOrders.id, id), eq(topupOrders.status, 'created')))
+    .returning({ id: topupOrders.id });
+  return rows.length > 0;
+}
+
+/** The account's orders still payable (created, not yet expired): how many, and when the first expires. */
+export async function openTopUpOrders(
+  db: DbOrTx,
+  accountId: string,
+): Promise<{ count: number; firstExpiresAt: Date | null }> {
+  const where = and(
+    eq(topupOrders.accountId, accountId),
+    eq(topupOrders.status, 'created'),
+    gt(topupOrders.expiresAt, new Date()),
+  );
+  const [n] = await db.select({ n: count() }).from(topupOrders).where(where);
+  const [first] = await db
+    .select({ expiresAt: topupOrders.expiresAt })
+    .from(topupOrders)
+    .where(where)
+    .orderBy(asc(topupOrders.expiresAt))
+    .limit(1);
+  return { count: n?.n ?? 0, firstExpiresAt: first?.expiresAt ?? null };
+}
+
+/** Orders still waiting for payment that were created before `createdBefore`, oldest first. */
+export async function listOpenTopUpOrders(
+  db: DbOrTx,
+  createdBefore: Date,
+  limit: number,
+): Promise<TopUpOrderRow[]> {
+  return db
+    .select()
+    .from(topupOrders)
+    .where(and(eq(topupOrders.status, 'created'), lt(topupOrders.createdAt, createdBefore)))
+    .orderBy(topupOrders.createdAt)
+    .limit(limit);
+}
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/**
+ * The account's bank-transfer reference, for the transfer memo: `MG` + 10 Crockford base32
+ * characters of SHA-256 of the account id (stable, derived, never stored; 50 bits).
+ */
+export function bankTransferReference(accountId: string): string {
+  const digest = createHash('sha256').update(`mediagate-transfer:${accountId}`).digest();
+  let bits = 0n;
+  for (const byte of digest.subarray(0, 7)) bits = (bits << 8n) | BigInt(byte);
+  let out = '';
+  for (let i = 0; i < 10; i += 1) out += CROCKFORD[Number((bits >> BigInt(56 - 5 * (i + 1))) & 31n)];
+  return `MG${out}`;
+}
+
+/** The account's transfer reference, stored (once) so findAccountByTransferReference finds it. */
+export async function ensureBankTransferReference(db: DbOrTx, accountId: string): Promise<string> {
+  const reference = bankTransferReference(accountId);
+  await db.insert(bankTransferReferences).values({ reference, accountId }).onConflictDoNothing();
+  return reference;
+}
+
+/** The account whose transfer reference this is (case and spaces ignored), if it was ever shown. */
+export async function findAccountByTransferReference(
+  db: DbOrTx,
+  reference: string,
+): Promise<string | undefined> {
+  const normalized = reference.replace(/[\s-]/g, '').toUpperCase();
+  const [row] = await db
+    .select({ accountId: bankTransferReferences.accountId })
+    .from(bankTransferReferences)
+    .where(eq(bankTransferReferences.reference, normalized))
+    .limit(1);
+  return row?.accountId;
+}

@@ -1,0 +1,18 @@
+import { MediaTypeError } from './storage';
+
+/**
+ * Checks by its first bytes that a file is an ISO base media file (MP4/MOV family): a box of type
+ * `ftyp` first. Throws MediaTypeError otherwise, whatever the server's Content-Type said.
+ */
+export function assertMp4(head: Buffer): void {
+  if (head.length < 12 || head.toString('latin1', 4, 8) !== 'ftyp') {
+    throw new MediaTypeError('the file is not an MP4 video (no ftyp box at its start)');
+  }
+}
+
+/** Checks that a file is a JPEG image (SOI marker). */
+export function assertJpeg(head: Buffer): void {
+  if (head.length < 3 || head[0] !== 0xff || head[1] !== 0xd8 || head[2] !== 0xff) {
+    throw new MediaTypeError('the file is not a JPEG image');
+  }
+}

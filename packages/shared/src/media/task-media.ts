@@ -1,0 +1,163 @@
+import { and, asc, eq, inArray, lte, type SQL, sql } from 'drizzle-orm';
+import type { Db, DbOrTx } from '../db/client';
+import { type TaskMediaRow, taskMedia } from '../db/schema';
+import { endTaskMediaLinks } from '../tasks/tasks';
+
+/** How long a vendor keeps a result's link working (spec: 24 h). */
+export const VENDOR_LINK_TTL_MS = 24 * 3600 * 1000;
+
+/**
+ * The insert of a succeeded task's media row, as part of the statement that moves the task
+ * (reading the moved row from the CTE `source`): the vendor's link, when it dies, and the end of
+ * retention. Nothing is written unless the move applied; a second insert does nothing.
+ */
+export function taskMediaInsert(
+  source: string,
+  args: { sourceUrl: string; expiresAt: Date; now: Date },
+): SQL {
+  const from = sql.raw(source);
+  return sql`
+    insert into task_media (task_id, account_id, status, source_url, source_expires_at, expires_at, next_attempt_at)
+    select ${from}.id, ${from}.account_id, 'pending', ${args.sourceUrl}::text,
+           ${new Date(args.now.getTime() + VENDOR_LINK_TTL_MS).toISOString()}::timestamptz,
+           ${args.expiresAt.toISOString()}::timestamptz, ${args.now.toISOString()}::timestamptz
+    from ${from}
+    on conflict do nothing`;
+}
+
+export async function getTaskMedia(db: DbOrTx, taskId: string): Promise<TaskMediaRow | null> {
+  const rows = await db.select().from(taskMedia).where(eq(taskMedia.taskId, taskId)).limit(1);
+  return rows[0] ?? null;
+}
+
+/**
+ * Counts one copy attempt of a media row still waiting for its copy (pending or failed) and
+ * returns it; null when there is nothing to copy (stored, expired, deleted, or no row).
+ */
+export async function beginCopyAttempt(db: DbOrTx, taskId: string): Promise<TaskMediaRow | null> {
+  const rows = await db
+    .update(taskMedia)
+    .set({ copyAttempts: sql`${taskMedia.copyAttempts} + 1`, updatedAt: new Date() })
+    .where(and(eq(taskMedia.taskId, taskId), inArray(taskMedia.status, ['pending', 'failed'])))
+    .returning();
+  return rows[0] ?? null;
+}
+
+/** Records the stored copy (the vendor's link is forgotten). Idempotent; no effect on a deleted or expired row. */
+export async function markMediaStored(
+  db: DbOrTx,
+  taskId: string,
+  stored: {
+    storageKey: string;
+    bytes: number;
+    sha256: string;
+    contentType: string;
+    thumbnailKey: string | null;
+    thumbnailBytes: number | null;
+  },
+): Promise<boolean> {
+  const now = new Date();
+  const rows = await db
+    .update(taskMedia)
+    .set({
+      ...stored,
+      status: 'stored',
+      sourceUrl: null,
+      copyError: null,
+      nextAttemptAt: null,
+      storedAt: now,
+      updatedAt: now,
+    })
+    .where(and(eq(taskMedia.taskId, taskId), inArray(taskMedia.status, ['pending', 'failed', 'stored'])))
+    .returning({ id: taskMedia.taskId });
+  return rows.length > 0;
+}
+
+/**
+ * Records a failed copy: `retryAt` is when the reconciler may try again (null: never, e.g. the
+ * file is too large or not a video). The task stays succeeded; its link serves the vendor's file
+ * while that lives.
+ */
+export async function markCopyFailed(
+  db: DbOrTx,
+  taskId: string,
+  error: string,
+  retryAt: Date | null,
+): Promise<void> {
+  await db
+    .update(taskMedia)
+    .set({ status: 'failed', copyError: error.slice(0, 500), nextAttemptAt: retryAt, updatedAt: new Date() })
+    .where(and(eq(taskMedia.taskId, taskId), inArray(taskMedia.status, ['pending', 'failed'])));
+}
+
+/** Copies to (re)try now: pending or failed rows due before `dueBefore` whose vendor link still lives. */
+export async function listCopiesDue(db: DbOrTx, dueBefore: Date, limit: number): Promise<string[]> {
+  const rows = await db
+    .select({ taskId: taskMedia.taskId })
+    .from(taskMedia)
+    .where(
+      and(
+        inArray(taskMedia.status, ['pending', 'failed']),
+        lte(taskMedia.nextAttemptAt, dueBefore),
+        sql`${taskMedia.sourceExpiresAt} > now()`,
+      ),
+    )
+    .orderBy(asc(taskMedia.nextAttemptAt))
+    .limit(limit);
+  return rows.map((r) => r.taskId);
+}
+
+/** Rows never copied whose vendor link has died: nothing is left to serve; they become expired. */
+export async function expireUncopied(db: DbOrTx, limit: number): Promise<string[]> {
+  const { rows } = await db.execute<{ task_id: string }>(sql`
+    update task_media set status = 'expired', next_attempt_at = null, source_url = null, updated_at = now()
+    where task_id in (
+      select task_id from task_media
+      where status in ('pending', 'failed') and next_attempt_at is not null and source_expires_at <= now()
+      limit ${limit})
+    returning task_id`);
+  return rows.map((r) => r.task_id);
+}
+
+/** Media past retention (`expires_at` before `now`) still holding, or waiting for, stored objects. */
+export async function listExpiredMedia(db: DbOrTx, now: Date, limit: number): Promise<TaskMediaRow[]> {
+  return db
+    .select()
+    .from(taskMedia)
+    .where(and(inArray(taskMedia.status, ['pending', 'failed', 'stored']), lte(taskMedia.expiresAt, now)))
+    .orderBy(asc(taskMedia.expiresAt))
+    .limit(limit);
+}
+
+/**
+ * Marks the media `expired` (retention ended) or `deleted` (by the client) once its objects are
+ * gone; a deletion also ends the task's links at once. Returns whether the row changed.
+ */
+export async function markMediaGone(db: Db, taskId: string, how: 'expired' | 'deleted'): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const now = new Date();
+    const rows = await tx
+      .update(taskMedia)
+      .set({
+        status: how,
+        sourceUrl: null,
+        nextAttemptAt: null,
+        deletedAt: how === 'deleted' ? now : null,
+        updatedAt: now,
+      })
+      .where(and(eq(taskMedia.taskId, taskId), inArray(taskMedia.status, ['pending', 'failed', 'stored'])))
+      .returning({ id: taskMedia.taskId });
+    if (rows.length === 0) return false;
+    if (how === 'deleted') await endTaskMediaLinks(tx, taskId, now);
+    return true;
+  });
+}
+
+/** Bytes and objects (videos and thumbnails) in storage, for the storage gauges. */
+export async function storedMediaTotals(db: DbOrTx): Promise<{ bytes: number; objects: number }> {
+  const { rows } = await db.execute<{ bytes: string | null; objects: string | null }>(sql`
+    select coalesce(sum(coalesce(bytes, 0) + coalesce(thumbnail_bytes, 0)), 0)::text as bytes,
+           (count(*) + count(thumbnail_key))::text as objects
+    from task_media where status = 'stored'`);
+  return { bytes: Number(rows[0]?.bytes ?? 0), objects: Number(rows[0]?.objects ?? 0) };
+}

@@ -1,0 +1,226 @@
+import { createPrivateKey, createPublicKey } from 'node:crypto';
+import { Socket } from 'node:net';
+import type { AlipaySdk } from 'alipay-sdk';
+import {
+  fenToYuan,
+  isStaleConnection,
+  type NotificationAnswer,
+  PaymentProviderError,
+  PaymentVerificationError,
+  type ProviderTradeState,
+  type QrPaymentProvider,
+  yuanToFen,
+} from './types';
+
+export interface AlipayConfig {
+  appId: string;
+  /** the application's private key (PEM, PKCS#1 or PKCS#8, or the bare base64 Alipay's tool prints) */
+  privateKey: string;
+  /** Alipay's public key (PEM or bare base64), for responses and notifications */
+  alipayPublicKey: string;
+  /** https://openapi.alipay.com/gateway.do in production, the simulator's /gateway.do in tests */
+  gateway: string;
+  timeoutMs: number;
+  /** notifications whose notify_time is further from now than this are refused */
+  toleranceSeconds: number;
+}
+
+/** A key given as PEM or bare base64, as PKCS#8 / SPKI PEM (what alipay-sdk is told to expect). */
+function normalizePrivateKey(key: string): string {
+  const text = key.trim();
+  const pem = text.includes('-----BEGIN')
+    ? text
+    : tryWrap(text, ['PRIVATE KEY', 'RSA PRIVATE KEY'], (p) => createPrivateKey(p));
+  return createPrivateKey(pem).export({ type: 'pkcs8', format: 'pem' }).toString();
+}
+
+function normalizePublicKey(key: string): string {
+  const text = key.trim();
+  const pem = text.includes('-----BEGIN') ? text : tryWrap(text, ['PUBLIC KEY'], (p) => createPublicKey(p));
+  return createPublicKey(pem).export({ type: 'spki', format: 'pem' }).toString();
+}
+
+function tryWrap(base64: string, labels: string[], load: (pem: string) => unknown): string {
+  const body = base64.replace(/\s+/g, '').replace(/(.{64})/g, '$1\n');
+  for (const label of labels) {
+    const pem = `-----BEGIN ${label}-----\n${body}\n-----END ${label}-----\n`;
+    try {
+      load(pem);
+      return pem;
+    } catch {
+      // try the next form
+    }
+  }
+  throw new Error('not a readable RSA key');
+}
+
+/**
+ * alipay-sdk, loaded on first use. Its HTTP client (urllib) replaces `net.Socket.prototype.destroy`
+ * for the whole process when it loads, and the replacement throws when undici destroys several
+ * sockets with one error (an Agent destroyed with requests in flight, as the callback dispatcher
+ * does on shutdown). The original method is put back: urllib only used it to attach the socket to
+ * errors for its messages. Loading lazily also keeps processes without Alipay free of it.
+ */
+function loadAlipaySdk(): typeof AlipaySdk {
+  const destroy = Socket.prototype.destroy;
+  try {
+    return (require('alipay-sdk') as { AlipaySdk: typeof AlipaySdk }).AlipaySdk;
+  } finally {
+    Socket.prototype.destroy = destroy;
+  }
+}
+
+/** `yyyy-MM-dd HH:mm:ss` in Beijing time (UTC+8), as Alipay writes times. */
+export function alipayTime(at: Date): string {
+  return new Date(at.getTime() + 8 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** Alipay's `yyyy-MM-dd HH:mm:ss` (Beijing time) as a Date, or null. */
+export function parseAlipayTime(value: string | undefined): Date | null {
+  if (!value || !/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(value)) return null;
+  const d = new Date(`${value.replace(' ', 'T')}+08:00`);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
+const PAID = new Set(['TRADE_SUCCESS', 'TRADE_FINISHED']);
+
+/**
+ * Alipay face-to-face payment (当面付) through the official alipay-sdk: `alipay.trade.precreate`
+ * returns the QR content, `alipay.trade.query` and `alipay.trade.close` serve the reconciler,
+ * and the asynchronous notification (form-encoded, RSA2-signed over the sorted fields without
+ * `sign` and `sign_type`) is verified with Alipay's public key. Responses are verified too.
+ */
+export function createAlipayProvider(config: AlipayConfig): QrPaymentProvider {
+  const Sdk = loadAlipaySdk();
+  const sdk = new Sdk({
+    appId: config.appId,
+    privateKey: normalizePrivateKey(config.privateKey),
+    keyType: 'PKCS8',
+    alipayPublicKey: normalizePublicKey(config.alipayPublicKey),
+    gateway: config.gateway,
+    timeout: config.timeoutMs,
+    signType: 'RSA2',
+    camelcase: false,
+  });
+
+  async function call(
+    method: string,
+    bizContent: Record<string, unknown>,
+    extra: Record<string, string> = {},
+  ) {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return (await sdk.exec(method, { ...extra, bizContent }, { validateSign: true })) as Record<
+          string,
+          unknown
+        >;
+      } catch (err) {
+        if (attempt === 0 && isStaleConnection(err)) continue;
+        throw new PaymentProviderError('alipay', `${method} failed: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  const failure = (method: string, r: Record<string, unknown>) =>
+    new PaymentProviderError(
+      'alipay',
+      `${method} answered ${String(r.code)} ${String(r.sub_code ?? r.msg ?? '')}`.trim(),
+      String(r.sub_code ?? r.code),
+    );
+
+  return {
+    name: 'alipay',
+
+    async createQr(order) {
+      const r = await call(
+        'alipay.trade.precreate',
+        {
+          out_trade_no: order.id,
+          total_amount: fenToYuan(order.amountFen),
+          subject: order.subject,
+          // relative validity in minutes (1m at least); the QR code is refused after it
+          timeout_express: `${Math.max(1, Math.ceil((order.expiresAt.getTime() - Date.now()) / 60_000))}m`,
+        },
+        { notifyUrl: order.notifyUrl },
+      );
+      if (r.code !== '10000' || typeof r.qr_code !== 'string' || r.out_trade_no !== order.id) {
+        throw failure('alipay.trade.precreate', r);
+      }
+      return { qrCode: r.qr_code };
+    },
+
+    async query(orderId) {
+      const r = await call('alipay.trade.query', { out_trade_no: orderId });
+      // A precreated order becomes a trade only once scanned: until then it does not exist.
+      if (r.code === '40004' && r.sub_code === 'ACQ.TRADE_NOT_EXIST') return { state: 'unpaid', raw: r };
+      if (r.code !== '10000' || r.out_trade_no !== orderId) throw failure('alipay.trade.query', r);
+      const status = String(r.trade_status);
+      const state: ProviderTradeState['state'] = PAID.has(status)
+        ? 'paid'
+        : status === 'TRADE_CLOSED'
+          ? 'closed'
+          : 'unpaid';
+      return {
+        state,
+        tradeId: typeof r.trade_no === 'string' ? r.trade_no : undefined,
+        amountFen: yuanToFen(String(r.total_amount)) ?? undefined,
+        paidAt: parseAlipayTime(r.send_pay_date as string | undefined) ?? undefined,
+        raw: r,
+      };
+    },
+
+    async close(orderId) {
+      const r = await call('alipay.trade.close', { out_trade_no: orderId });
+      if (r.code === '10000') return true;
+      // never scanned: nothing exists to pay, and the QR code expires at time_expire
+      if (r.code === '40004' && r.sub_code === 'ACQ.TRADE_NOT_EXIST') return true;
+      if (r.code === '40004' && r.sub_code === 'ACQ.TRADE_STATUS_ERROR') return false;
+      throw failure('alipay.trade.close', r);
+    },
+
+    verifyNotification(_headers, rawBody) {
+      const fields: Record<string, string> = {};
+      for (const [k, v] of new URLSearchParams(rawBody.toString('utf8'))) fields[k] = v;
+      if (!fields.sign) throw new PaymentVerificationError('The notification is not signed.', 'signature');
+      if (fields.sign_type && fields.sign_type !== 'RSA2') {
+        throw new PaymentVerificationError(`Unsupported sign_type ${fields.sign_type}.`, 'signature');
+      }
+      let valid = false;
+      try {
+        // values are already form-decoded: verify them as they are
+        valid = sdk.checkNotifySignV2(fields);
+      } catch {
+        valid = false;
+      }
+      if (!valid)
+        throw new PaymentVerificationError('The notification signature does not match.', 'signature');
+      const sentAt = parseAlipayTime(fields.notify_time);
+      if (!sentAt || Math.abs(Date.now() - sentAt.getTime()) > config.toleranceSeconds * 1000) {
+        throw new PaymentVerificationError('The notification notify_time is stale or missing.', 'signature');
+      }
+      if (fields.app_id !== config.appId) {
+        throw new PaymentVerificationError('The notification is for another app_id.', 'merchant');
+      }
+      const amountFen = yuanToFen(fields.total_amount ?? '');
+      if (!fields.out_trade_no || amountFen === null) {
+        throw new PaymentVerificationError('The notification lacks out_trade_no or total_amount.', 'payload');
+      }
+      return {
+        orderId: fields.out_trade_no,
+        paid: PAID.has(fields.trade_status ?? ''),
+        tradeId: fields.trade_no,
+        amountFen,
+        paidAt: parseAlipayTime(fields.gmt_payment) ?? undefined,
+        raw: fields,
+      };
+    },
+
+    acknowledge(): NotificationAnswer {
+      return { status: 200, contentType: 'text/plain', body: 'success' };
+    },
+
+    refuse(_message, status): NotificationAnswer {
+      return { status, contentType: 'text/plain', body: 'fail' };
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { intFromEnv } from '../config/env';
+import { createAlipayProvider } from './alipay';
+import { pemFromEnv, type QrPaymentProvider } from './types';
+import { createWechatPayProvider } from './wechatpay';
+
+const optional = z
+  .string()
+  .optional()
+  .transform((v) => (v && v.trim().length > 0 ? v.trim() : undefined));
+
+/**
+ * Variables of the QR-code payment providers (api and worker). A provider is enabled when its
+ * identity and keys are all set; its gateway URL is the vendor's unless pointed elsewhere (the
+ * payment simulator).
+ */
+export const paymentsEnvShape = {
+  /** Alipay application id (enables Alipay with the two keys below) */
+  ALIPAY_APP_ID: optional,
+  /** the application private key (PEM or base64; `\n` may be written literally) */
+  ALIPAY_PRIVATE_KEY: optional,
+  /** Alipay's public key (public-key mode) */
+  ALIPAY_PUBLIC_KEY: optional,
+  /** Alipay's OpenAPI gateway; pnpm start points it at the payment simulator */
+  ALIPAY_GATEWAY: z.string().url().default('https://openapi.alipay.com/gateway.do'),
+  /** WeChat Pay merchant id (enables WeChat Pay with the variables below) */
+  WECHATPAY_MCHID: optional,
+  /** the appid the merchant is bound to (official account, mini program or app) */
+  WECHATPAY_APPID: optional,
+  /** serial number of the merchant API certificate whose private key follows */
+  WECHATPAY_MERCHANT_SERIAL: optional,
+  /** the merchant API private key (PEM; `\n` may be written literally) */
+  WECHATPAY_PRIVATE_KEY: optional,
+  /** the APIv3 key (32 characters): decrypts notification resources */
+  WECHATPAY_API_V3_KEY: optional,
+  /** platform certificate(s), PEM; and/or the WeChat Pay public key with its PUB_KEY_ID_... id */
+  WECHATPAY_PLATFORM_CERTS: optional,
+  /** the WeChat Pay public key (PEM), verifying what is signed under WECHATPAY_PUBLIC_KEY_ID */
+  WECHATPAY_PUBLIC_KEY: optional,
+  /** the WeChat Pay public key's id, PUB_KEY_ID_... (the Wechatpay-Serial it signs under) */
+  WECHATPAY_PUBLIC_KEY_ID: optional,
+  /** WeChat Pay API v3 base URL; pnpm start points it at the payment simulator */
+  WECHATPAY_BASE_URL: z.string().url().default('https://api.mch.weixin.qq.com'),
+  /** timeout of one call to a payment provider */
+  PAYMENT_PROVIDER_TIMEOUT_MS: intFromEnv(10_000, 100),
+  /** notifications (and WeChat Pay answers) older or newer than this are refused */
+  PAYMENT_SIGNATURE_TOLERANCE_S: intFromEnv(300, 1),
+};
+
+export type PaymentsConfig = z.output<z.ZodObject<typeof paymentsEnvShape>>;
+
+/** The providers whose configuration is complete, by name (alipay first). */
+export function createQrPaymentProviders(config: PaymentsConfig): Map<string, QrPaymentProvider> {
+  const providers = new Map<string, QrPaymentProvider>();
+  if (config.ALIPAY_APP_ID && config.ALIPAY_PRIVATE_KEY && config.ALIPAY_PUBLIC_KEY) {
+    providers.set(
+      'alipay',
+      createAlipayProvider({
+        appId: config.ALIPAY_APP_ID,
+        privateKey: pemFromEnv(config.ALIPAY_PRIVATE_KEY),
+        alipayPublicKey: pemFromEnv(config.ALIPAY_PUBLIC_KEY),
+        gateway: config.ALIPAY_GATEWAY,
+        timeoutMs: config.PAYMENT_PROVIDER_TIMEOUT_MS,
+        toleranceSeconds: config.PAYMENT_SIGNATURE_TOLERANCE_S,
+      }),
+    );
+  }
+  if (
+    config.WECHATPAY_MCHID &&
+    config.WECHATPAY_APPID &&
+    config.WECHATPAY_MERCHANT_SERIAL &&
+    config.WECHATPAY_PRIVATE_KEY &&
+    config.WECHATPAY_API_V3_KEY &&
+    (config.WECHATPAY_PLATFORM_CERTS || (config.WECHATPAY_PUBLIC_KEY && config.WECHATPAY_PUBLIC_KEY_ID))
+  ) {
+    providers.set(
+      'wechat',
+      createWechatPayProvider({
+        mchid: config.WECHATPAY_MCHID,
+        appid: config.WECHATPAY_APPID,
+        merchantSerialNo: config.WECHATPAY_MERCHANT_SERIAL,
+        merchantPrivateKey: pemFromEnv(config.WECHATPAY_PRIVATE_KEY),
+        apiV3Key: config.WECHATPAY_API_V3_KEY,
+        platformCertificates: config.WECHATPAY_PLATFORM_CERTS && pemFromEnv(config.WECHATPAY_PLATFORM_CERTS),
+        publicKey: config.WECHATPAY_PUBLIC_KEY && pemFromEnv(config.WECHATPAY_PUBLIC_KEY),
+        publicKeyId: config.WECHATPAY_PUBLIC_KEY_ID,
+        baseUrl: config.WECHATPAY_BASE_URL,
+        timeoutMs: config.PAYMENT_PROVIDER_TIMEOUT_MS,
+        toleranceSeconds: config.PAYMENT_SIGNATURE_TOLERANCE_S,
+      }),
+    );
+  }
+  return providers;
+}

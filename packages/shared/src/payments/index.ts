@@ -1,0 +1,6 @@
+export * from './alipay';
+export * from './config';
+export * from './reconcile';
+export * from './types';
+export * from './vendor';
+export * from './wechatpay';

@@ -1,0 +1,98 @@
+import {
+  closeTopUpOrder,
+  creditTopUpOrder,
+  listOpenTopUpOrders,
+  markTopUpOrderPaid,
+} from '../billing/topup-orders';
+import type { Db } from '../db/client';
+import type { TopUpOrderRow } from '../db/schema';
+import type { Logger } from '../log';
+import type { QrPaymentProvider } from './types';
+
+export interface TopUpReconcileResult {
+  checked: number;
+  credited: number;
+  expired: number;
+  failed: number;
+}
+
+/**
+ * The fallback for lost notifications and the end of unpaid orders: every order still `created`
+ * after `afterMs` is queried at its provider; a paid one (same amount) is credited, once, as its
+ * notification would have; an unpaid one past `expires_at` is closed at the provider, then marked
+ * `expired` (if the provider answers that it was paid meanwhile, the next pass credits it).
+ */
+export async function reconcileTopUpOrders(
+  db: Db,
+  providers: ReadonlyMap<string, QrPaymentProvider>,
+  opts: { afterMs: number; limit?: number; concurrency?: number; logger?: Logger },
+): Promise<TopUpReconcileResult> {
+  const result: TopUpReconcileResult = { checked: 0, credited: 0, expired: 0, failed: 0 };
+  if (providers.size === 0) return result;
+  const orders = await listOpenTopUpOrders(db, new Date(Date.now() - opts.afterMs), opts.limit ?? 200);
+  let next = 0;
+  const worker = async () => {
+    while (next < orders.length) {
+      const order = orders[next++]!;
+      const provider = providers.get(order.provider);
+      if (!provider) continue;
+      result.checked += 1;
+      try {
+        const outcome = await syncTopUpOrder(db, provider, order, {
+          closeIfExpired: true,
+          logger: opts.logger,
+        });
+        if (outcome === 'credited') result.credited += 1;
+        else if (outcome === 'expired') result.expired += 1;
+        else if (outcome === 'mismatch') result.failed += 1;
+      } catch (err) {
+        result.failed += 1;
+        opts.logger?.warn(
+          { err, orderId: order.id, provider: order.provider },
+          'top-up reconciliation failed',
+        );
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? 8, orders.length) }, worker));
+  return result;
+}
+
+/**
+ * Asks the provider about one order still `created`: credits it when paid with the order's amount
+ * (once, as its notification would have), and with `closeIfExpired` closes it at the provider
+ * past `expires_at`, then marks it `expired`. Returns what happened.
+ */
+export async function syncTopUpOrder(
+  db: Db,
+  provider: QrPaymentProvider,
+  order: TopUpOrderRow,
+  opts: { closeIfExpired: boolean; logger?: Logger },
+): Promise<'credited' | 'expired' | 'mismatch' | 'unchanged'> {
+  const state = await provider.query(order.id);
+  if (state.state === 'paid') {
+    if (state.amountFen !== undefined && state.amountFen !== order.amountFen) {
+      await markTopUpOrderPaid(db, { orderId: order.id, tradeId: state.tradeId, paidAt: state.paidAt });
+      opts.logger?.error(
+        { orderId: order.id, expectedFen: order.amountFen, paidFen: state.amountFen },
+        'top-up paid with another amount: marked paid, not credited, needs an operator',
+      );
+      return 'mismatch';
+    }
+    const r = await creditTopUpOrder(db, {
+      orderId: order.id,
+      tradeId: state.tradeId,
+      paidAt: state.paidAt,
+      raw: state.raw,
+    });
+    if (r?.credited) {
+      opts.logger?.info({ orderId: order.id, provider: order.provider }, 'top-up credited after a query');
+      return 'credited';
+    }
+    return 'unchanged';
+  }
+  if (opts.closeIfExpired && order.expiresAt.getTime() <= Date.now() && (await provider.close(order.id))) {
+    return (await closeTopUpOrder(db, order.id, 'expired')) ? 'expired' : 'unchanged';
+  }
+  return 'unchanged';
+}

@@ -1,0 +1,123 @@
+/** The QR-code payment providers a top-up order can use. */
+export const QR_PROVIDERS = ['alipay', 'wechat'] as const;
+export type QrProviderName = (typeof QR_PROVIDERS)[number];
+
+/** What a provider says about one order (our out_trade_no). */
+export interface ProviderTradeState {
+  /** paid: money taken; unpaid: waiting for the payer (or never scanned); closed: can no longer be paid */
+  state: 'paid' | 'unpaid' | 'closed';
+  /** the provider's trade id (Alipay trade_no, WeChat Pay transaction_id), when known */
+  tradeId?: string;
+  /** the amount the provider took, in fen, when paid */
+  amountFen?: number;
+  paidAt?: Date;
+  raw?: unknown;
+}
+
+/** A notification whose signature and sender were verified; the order checks remain. */
+export interface VerifiedNotification {
+  /** our order id (out_trade_no) */
+  orderId: string;
+  /** true when the notification reports a completed payment */
+  paid: boolean;
+  tradeId?: string;
+  amountFen: number;
+  paidAt?: Date;
+  raw: unknown;
+}
+
+/** How the provider wants a notification answered. */
+export interface NotificationAnswer {
+  status: number;
+  contentType?: string;
+  body?: string;
+}
+
+/**
+ * One QR-code payment provider, as the API (create, verify notifications) and the reconciler
+ * (query, close) use it. Implementations speak the vendor's protocol over HTTP.
+ */
+export interface QrPaymentProvider {
+  readonly name: QrProviderName;
+  /** places the order with the provider; returns the content of the QR code to show */
+  createQr(order: {
+    id: string;
+    amountFen: number;
+    subject: string;
+    expiresAt: Date;
+    notifyUrl: string;
+  }): Promise<{ qrCode: string }>;
+  query(orderId: string): Promise<ProviderTradeState>;
+  /** closes an unpaid order; resolves false when the provider reports it paid (not closable) */
+  close(orderId: string): Promise<boolean>;
+  /**
+   * Verifies a notification: signature with the provider's key, freshness, and our own merchant
+   * identity (app id / mchid). Throws PaymentVerificationError; never reads an unverified field.
+   */
+  verifyNotification(
+    headers: Record<string, string | string[] | undefined>,
+    rawBody: Buffer,
+  ): VerifiedNotification;
+  /** the answer that stops the provider's retries */
+  acknowledge(): NotificationAnswer;
+  /** the answer that makes the provider send again later */
+  refuse(message: string, status: number): NotificationAnswer;
+}
+
+/** A notification that must not be trusted (bad signature, stale, another merchant) or read. */
+export class PaymentVerificationError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'signature' | 'merchant' | 'payload',
+  ) {
+    super(message);
+    this.name = 'PaymentVerificationError';
+  }
+}
+
+/** A call to the provider failed (transport, signature of its answer, or its error code). */
+export class PaymentProviderError extends Error {
+  constructor(
+    readonly provider: QrProviderName,
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+    this.name = 'PaymentProviderError';
+  }
+}
+
+/** `35.5` / `"35.50"` yuan as fen; null unless a plain non-negative amount with at most 2 decimals. */
+export function yuanToFen(value: string): number | null {
+  if (!/^\d{1,12}(\.\d{1,2})?$/.test(value)) return null;
+  const [whole, frac = ''] = value.split('.');
+  return Number(whole) * 100 + Number(frac.padEnd(2, '0'));
+}
+
+/** fen as the `"35.00"` string both vendors' yuan fields use. */
+export function fenToYuan(fen: number): string {
+  return `${Math.floor(fen / 100)}.${String(fen % 100).padStart(2, '0')}`;
+}
+
+/** A PEM given in an env variable: literal `\n` sequences become newlines. */
+export function pemFromEnv(value: string): string {
+  return value.replace(/\\n/g, '\n').trim();
+}
+
+/**
+ * True for a connection the peer closed as the request went out (a kept-alive socket timing out on
+ * its side): the request was not processed, and every provider call here is idempotent (orders by
+ * out_trade_no, queries, closes), so it is sent once more.
+ */
+export function isStaleConnection(err: unknown): boolean {
+  for (
+    let e = err as { code?: string; message?: string; cause?: unknown } | undefined;
+    e;
+    e = e.cause as typeof e
+  ) {
+    if (e.code === 'ECONNRESET' || e.code === 'EPIPE' || e.code === 'UND_ERR_SOCKET') return true;
+    if (typeof e.message === 'string' && /ECONNRESET|socket hang up|other side closed/i.test(e.message))
+      return true;
+  }
+  return false;
+}

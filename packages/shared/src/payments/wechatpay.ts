@@ -1,0 +1,319 @@
+import {
+  createDecipheriv,
+  createPrivateKey,
+  createPublicKey,
+  createSign,
+  createVerify,
+  type KeyObject,
+  randomBytes,
+  X509Certificate,
+} from 'node:crypto';
+import { request } from 'undici';
+import {
+  isStaleConnection,
+  type NotificationAnswer,
+  PaymentProviderError,
+  PaymentVerificationError,
+  type ProviderTradeState,
+  type QrPaymentProvider,
+} from './types';
+
+export interface WechatPayConfig {
+  mchid: string;
+  appid: string;
+  /** serial number of the merchant API certificate (the key below) */
+  merchantSerialNo: string;
+  merchantPrivateKey: string;
+  /** the APIv3 key: 32 characters, decrypts notification resources */
+  apiV3Key: string;
+  /** platform certificates (PEM, several may be concatenated): verified by their serial numbers */
+  platformCertificates?: string;
+  /** the WeChat Pay public key and its id (`PUB_KEY_ID_...`) */
+  publicKey?: string;
+  publicKeyId?: string;
+  /** https://api.mch.weixin.qq.com in production, the simulator in tests */
+  baseUrl: string;
+  timeoutMs: number;
+  /** notifications and answers whose Wechatpay-Timestamp is further from now than this are refused */
+  toleranceSeconds: number;
+}
+
+export const WECHATPAY_SCHEMA = 'WECHATPAY2-SHA256-RSA2048';
+
+/** The verification keys by Wechatpay-Serial: each platform certificate's serial and the public key id. */
+export function wechatVerifiers(
+  config: Pick<WechatPayConfig, 'platformCertificates' | 'publicKey' | 'publicKeyId'>,
+) {
+  const keys = new Map<string, KeyObject>();
+  const pems = config.platformCertificates?.match(
+    /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g,
+  );
+  for (const pem of pems ?? []) {
+    const cert = new X509Certificate(pem);
+    keys.set(cert.serialNumber.toUpperCase(), cert.publicKey);
+  }
+  if (config.publicKey && config.publicKeyId) keys.set(config.publicKeyId, createPublicKey(config.publicKey));
+  if (keys.size === 0)
+    throw new Error('WeChat Pay needs a platform certificate or the WeChat Pay public key');
+  return keys;
+}
+
+/** Verifies `timestamp\nnonce\nbody\n` against Wechatpay-Signature with the key its serial names. */
+export function verifyWechatSignature(
+  keys: Map<string, KeyObject>,
+  headers: Record<string, string | string[] | undefined>,
+  body: string,
+  toleranceSeconds: number,
+): void {
+  const h = (name: string) => {
+    const v = headers[name];
+    return Array.isArray(v) ? v[0] : v;
+  };
+  const timestamp = h('wechatpay-timestamp');
+  const nonce = h('wechatpay-nonce');
+  const signature = h('wechatpay-signature');
+  const serial = h('wechatpay-serial');
+  if (!timestamp || !nonce || !signature || !serial || !/^\d{1,12}$/.test(timestamp)) {
+    throw new PaymentVerificationError('Missing Wechatpay-* signature headers.', 'signature');
+  }
+  const signatureType = h('wechatpay-signature-type');
+  if (signatureType && signatureType !== WECHATPAY_SCHEMA) {
+    throw new PaymentVerificationError(`Unsupported signature type ${signatureType}.`, 'signature');
+  }
+  const key = keys.get(serial.toUpperCase()) ?? keys.get(serial);
+  if (!key) throw new PaymentVerificationError(`Unknown Wechatpay-Serial ${serial}.`, 'signature');
+  const ok = createVerify('RSA-SHA256')
+    .update(`${timestamp}\n${nonce}\n${body}\n`)
+    .verify(key, signature, 'base64');
+  if (!ok) throw new PaymentVerificationError('The Wechatpay-Signature does not match.', 'signature');
+  if (Math.abs(Date.now() / 1000 - Number(timestamp)) > toleranceSeconds) {
+    throw new PaymentVerificationError('The Wechatpay-Timestamp is stale.', 'signature');
+  }
+}
+
+/** AEAD_AES_256_GCM with the APIv3 key: the ciphertext is base64 of encrypted bytes + 16-byte tag. */
+export function decryptWechatResource(
+  apiV3Key: string,
+  resource: { ciphertext: string; nonce: string; associated_data?: string },
+): string {
+  const data = Buffer.from(resource.ciphertext, 'base64');
+  if (data.length <= 16) throw new Error('ciphertext too short');
+  const decipher = createDecipheriv(
+    'aes-256-gcm',
+    Buffer.from(apiV3Key, 'utf8'),
+    Buffer.from(resource.nonce, 'utf8'),
+  );
+  decipher.setAuthTag(data.subarray(data.length - 16));
+  decipher.setAAD(Buffer.from(resource.associated_data ?? '', 'utf8'));
+  return Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]).toString(
+    'utf8',
+  );
+}
+
+/** RFC 3339 in Beijing time, as WeChat Pay writes `time_expire`. */
+export function wechatTime(at: Date): string {
+  return `${new Date(at.getTime() + 8 * 3_600_000).toISOString().slice(0, 19)}+08:00`;
+}
+
+const TRADE_STATES: Record<string, ProviderTradeState['state']> = {
+  SUCCESS: 'paid',
+  NOTPAY: 'unpaid',
+  USERPAYING: 'unpaid',
+  PAYERROR: 'unpaid',
+  CLOSED: 'closed',
+  REVOKED: 'closed',
+  // a refunded payment was paid: it was credited, the refund is an operator's matter
+  REFUND: 'paid',
+};
+
+/**
+ * WeChat Pay API v3, Native payment, on node:crypto: requests carry the
+ * WECHATPAY2-SHA256-RSA2048 Authorization (the merchant key signs
+ * `METHOD\nPATH\ntimestamp\nnonce\nbody\n`); answers and notifications are verified over
+ * `timestamp\nnonce\nbody\n` with the platform certificate or the WeChat Pay public key its
+ * Wechatpay-Serial names (both accepted, for merchants moving from one to the other); the
+ * notification resource is decrypted with AEAD_AES_256_GCM and the APIv3 key.
+ */
+export function createWechatPayProvider(config: WechatPayConfig): QrPaymentProvider {
+  const merchantKey = createPrivateKey(config.merchantPrivateKey);
+  const verifiers = wechatVerifiers(config);
+  if (Buffer.byteLength(config.apiV3Key, 'utf8') !== 32)
+    throw new Error('WECHATPAY_API_V3_KEY must be 32 bytes');
+  const base = config.baseUrl.replace(/\/+$/, '');
+
+  function authorization(method: string, path: string, body: string): string {
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const nonce = randomBytes(16).toString('hex');
+    const signature = createSign('RSA-SHA256')
+      .update(`${method}\n${path}\n${timestamp}\n${nonce}\n${body}\n`)
+      .sign(merchantKey, 'base64');
+    return `${WECHATPAY_SCHEMA} mchid="${config.mchid}",nonce_str="${nonce}",signature="${signature}",timestamp="${timestamp}",serial_no="${config.merchantSerialNo}"`;
+  }
+
+  async function call(method: 'GET' | 'POST', path: string, payload?: unknown) {
+    const body = payload === undefined ? '' : JSON.stringify(payload);
+    let res: Awaited<ReturnType<typeof request>> | undefined;
+    let text = '';
+    for (let attempt = 0; !res; attempt += 1) {
+      try {
+        res = await request(base + path, {
+          method,
+          headers: {
+            authorization: authorization(method, path, body),
+            accept: 'application/json',
+            'user-agent': 'mediagate',
+            ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          body: payload === undefined ? undefined : body,
+          headersTimeout: config.timeoutMs,
+          bodyTimeout: config.timeoutMs,
+        });
+        text = await res.body.text();
+      } catch (err) {
+        res = undefined;
+        if (attempt === 0 && isStaleConnection(err)) continue;
+        throw new PaymentProviderError('wechat', `${method} ${path} failed: ${(err as Error).message}`);
+      }
+    }
+    let json: Record<string, unknown> = {};
+    if (text) {
+      try {
+        json = JSON.parse(text) as Record<string, unknown>;
+      } catch {
+        throw new PaymentProviderError('wechat', `${method} ${path}: unreadable answer (${res.statusCode})`);
+      }
+    }
+    if (res.statusCode >= 200 && res.statusCode < 300) {
+      try {
+        verifyWechatSignature(verifiers, res.headers, text, config.toleranceSeconds);
+      } catch (err) {
+        throw new PaymentProviderError(
+          'wechat',
+          `${method} ${path}: answer not verified: ${(err as Error).message}`,
+        );
+      }
+    }
+    return { status: res.statusCode, json };
+  }
+
+  const failure = (what: string, r: { status: number; json: Record<string, unknown> }) =>
+    new PaymentProviderError(
+      'wechat',
+      `${what} answered ${r.status} ${String(r.json.code ?? '')} ${String(r.json.message ?? '')}`.trim(),
+      typeof r.json.code === 'string' ? r.json.code : undefined,
+    );
+
+  return {
+    name: 'wechat',
+
+    async createQr(order) {
+      const r = await call('POST', '/v3/pay/transactions/native', {
+        appid: config.appid,
+        mchid: config.mchid,
+        description: order.subject,
+        out_trade_no: order.id,
+        time_expire: wechatTime(order.expiresAt),
+        notify_url: order.notifyUrl,
+        amount: { total: order.amountFen, currency: 'CNY' },
+      });
+      if (r.status !== 200 || typeof r.json.code_url !== 'string') throw failure('native order', r);
+      return { qrCode: r.json.code_url };
+    },
+
+    async query(orderId) {
+      const path = `/v3/pay/transactions/out-trade-no/${encodeURIComponent(orderId)}?mchid=${encodeURIComponent(config.mchid)}`;
+      const r = await call('GET', path);
+      if (r.status === 404 && r.json.code === 'ORDER_NOT_EXIST') return { state: 'closed', raw: r.json };
+      if (r.status !== 200 || r.json.out_trade_no !== orderId || r.json.mchid !== config.mchid) {
+        throw failure('order query', r);
+      }
+      const amount = r.json.amount as { total?: unknown } | undefined;
+      return {
+        state: TRADE_STATES[String(r.json.trade_state)] ?? 'unpaid',
+        tradeId: typeof r.json.transaction_id === 'string' ? r.json.transaction_id : undefined,
+        amountFen: typeof amount?.total === 'number' ? amount.total : undefined,
+        paidAt: typeof r.json.success_time === 'string' ? new Date(r.json.success_time) : undefined,
+        raw: r.json,
+      };
+    },
+
+    async close(orderId) {
+      const r = await call('POST', `/v3/pay/transactions/out-trade-no/${encodeURIComponent(orderId)}/close`, {
+        mchid: config.mchid,
+      });
+      if (r.status === 204 || r.status === 200) return true;
+      if (r.json.code === 'ORDERPAID') return false;
+      throw failure('close', r);
+    },
+
+    verifyNotification(headers, rawBody) {
+      const text = rawBody.toString('utf8');
+      verifyWechatSignature(verifiers, headers, text, config.toleranceSeconds);
+      let resource: { algorithm?: unknown; ciphertext?: unknown; nonce?: unknown; associated_data?: unknown };
+      let eventType: unknown;
+      try {
+        const body = JSON.parse(text) as { event_type?: unknown; resource?: typeof resource };
+        resource = body.resource ?? {};
+        eventType = body.event_type;
+      } catch {
+        throw new PaymentVerificationError('Unreadable notification body.', 'payload');
+      }
+      if (
+        resource.algorithm !== 'AEAD_AES_256_GCM' ||
+        typeof resource.ciphertext !== 'string' ||
+        typeof resource.nonce !== 'string'
+      ) {
+        throw new PaymentVerificationError('The notification resource is not AEAD_AES_256_GCM.', 'payload');
+      }
+      let tx: Record<string, unknown>;
+      try {
+        tx = JSON.parse(
+          decryptWechatResource(config.apiV3Key, {
+            ciphertext: resource.ciphertext,
+            nonce: resource.nonce,
+            associated_data: typeof resource.associated_data === 'string' ? resource.associated_data : '',
+          }),
+        ) as Record<string, unknown>;
+      } catch {
+        throw new PaymentVerificationError(
+          'The notification resource does not decrypt with the APIv3 key.',
+          'signature',
+        );
+      }
+      if (tx.mchid !== config.mchid || tx.appid !== config.appid) {
+        throw new PaymentVerificationError('The notification is for another merchant or app.', 'merchant');
+      }
+      const amount = tx.amount as { total?: unknown; currency?: unknown } | undefined;
+      if (
+        typeof tx.out_trade_no !== 'string' ||
+        typeof amount?.total !== 'number' ||
+        !Number.isSafeInteger(amount.total)
+      ) {
+        throw new PaymentVerificationError('The notification lacks out_trade_no or amount.total.', 'payload');
+      }
+      if (amount.currency !== undefined && amount.currency !== 'CNY') {
+        throw new PaymentVerificationError('The notification is not in CNY.', 'payload');
+      }
+      return {
+        orderId: tx.out_trade_no,
+        paid: eventType === 'TRANSACTION.SUCCESS' && tx.trade_state === 'SUCCESS',
+        tradeId: typeof tx.transaction_id === 'string' ? tx.transaction_id : undefined,
+        amountFen: amount.total,
+        paidAt: typeof tx.success_time === 'string' ? new Date(tx.success_time) : undefined,
+        raw: tx,
+      };
+    },
+
+    acknowledge(): NotificationAnswer {
+      return { status: 204 };
+    },
+
+    refuse(message, status): NotificationAnswer {
+      return {
+        status,
+        contentType: 'application/json',
+        body: JSON.stringify({ code: 'FAIL', message: message.slice(0, 64) }),
+      };
+    },
+  };
+}

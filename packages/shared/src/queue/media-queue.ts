@@ -1,0 +1,35 @@
+import { Queue } from 'bullmq';
+import { JOB_CATALOG, QUEUE_NAMES } from './catalog';
+import type { RedisClient } from './connection';
+
+/** The producer side of the media-copy queue. Connection errors are retried by ioredis, not thrown. */
+export function createMediaQueue(connection: RedisClient, prefix: string): Queue {
+  const queue = new Queue(QUEUE_NAMES.media, { connection, prefix });
+  queue.on('error', () => {});
+  return queue;
+}
+
+/**
+ * Adds the job that copies a succeeded task's video into storage; its job id is derived from the
+ * task id, so a copy already waiting or running is not added twice. The media row is the source
+ * of truth: what this cannot add, the reconciler adds. Rejects after `timeoutMs`.
+ */
+export async function enqueueMediaCopy(
+  queue: Queue,
+  taskId: string,
+  opts: { timeoutMs?: number } = {},
+): Promise<void> {
+  const spec = JOB_CATALOG['media.copy'];
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('enqueue timed out')), opts.timeoutMs ?? 2_000);
+  });
+  try {
+    await Promise.race([
+      queue.add('media.copy', spec.schema.parse({ taskId }), { ...spec.options, jobId: `media.${taskId}` }),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,200 @@
+// Writes .env.example: every variable of every process (the zod schemas of the API, the worker and
+// the upstream simulator, and the variables of `pnpm start`), with its default and its meaning (the
+// doc comment above it in the schema). `pnpm env:example` rewrites it; `--check` only compares and
+// fails when the file is out of date, which a test runs.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildRuntime } from './build-runtime.mjs';
+import { root, START_VARIABLES } from './runtime-config.mjs';
+
+const file = path.join(root, '.env.example');
+const require = createRequire(import.meta.url);
+
+/** Meanings of variables whose schema has no doc comment. A doc comment in the schema wins. */
+const FALLBACK_MEANINGS = {
+  DATABASE_URL: 'Postgres of the gateway (pnpm start creates the database when missing)',
+  REDIS_URL: 'Redis of the job queues, rate limits and caches',
+  LOG_LEVEL: 'fatal, error, warn, info, debug, trace or silent',
+  PORT: 'port of the API',
+  HOST: 'address the API listens on',
+  SIM_PORT: 'port of the upstream simulator',
+  SIM_HOST: 'address the upstream simulator listens on',
+  DASHSCOPE_BASE_URL: 'DashScope (videos, image edits) base URL; pnpm start points it at its simulator',
+  DASHSCOPE_API_KEY: 'DashScope API key',
+  ARK_BASE_URL: 'Ark (Seedream images) base URL; pnpm start points it at its simulator',
+  ARK_API_KEY: 'Ark API key',
+  SSRF_DNS_TIMEOUT_MS: 'time allowed to resolve a callback or media host name when a task is created',
+  MAIL_FROM: 'sender of the e-mails (verification codes)',
+  VERIFICATION_CODE_TTL_MS: 'lifetime of an e-mailed verification code',
+  VERIFICATION_MAX_ATTEMPTS: 'wrong tries that invalidate a verification code',
+  VERIFICATION_RESEND_COOLDOWN_MS: 'least time between two codes sent to one address',
+  SESSION_TTL_MS: 'lifetime of a console session',
+  TOPUP_MIN_USD: 'smallest top-up accepted, in USD',
+  PAYMENT_SIGNATURE_TOLERANCE_S: 'age limit of a signed payment notification',
+  UPSTREAM_CONNECT_TIMEOUT_MS: 'time allowed to connect to a vendor',
+  UPSTREAM_TIMEOUT_MS: 'time allowed for one vendor call of a video task (submit or poll)',
+  RECONCILER_INTERVAL_MS: 'time between two reconciler passes',
+  SHUTDOWN_GRACE_MS: 'time allowed for in-flight work to finish on SIGTERM',
+};
+
+/**
+ * Doc comments written directly above `NAME:` in the TypeScript sources of the schemas. A variable
+ * declared on the line right after a documented one of the same family, with no comment of its own,
+ * shares its comment (ADMIN_EMAIL and ADMIN_PASSWORD, UPSTREAM_RETRY_BASE_MS and UPSTREAM_RETRY_MAX_MS).
+ */
+function docComments() {
+  const out = {};
+  const family = (a, b) => {
+    const [x, y] = [a.split('_'), b.split('_')];
+    let shared = 0;
+    while (shared < x.length && x[shared] === y[shared]) shared++;
+    return shared >= 2 || (shared === 1 && x.length === 2 && y.length === 2);
+  };
+  const scan = (text) => {
+    let doc = null; // the comment that ended on the previous line
+    let pending = []; // lines of an open /** comment
+    let inComment = false;
+    let previous = null; // the variable of the previous line, when it was a one-line declaration
+    for (const line of text.split('\n')) {
+      const t = line.trim();
+      if (inComment || t.startsWith('/**')) {
+        inComment = !t.endsWith('*/');
+        pending.push(
+          t
+            .replace(/^\/\*\*/, '')
+            .replace(/\*\/$/, '')
+            .replace(/^\*\s?/, '')
+            .trim(),
+        );
+        if (!inComment) {
+          doc = pending.filter(Boolean).join(' ');
+          pending = [];
+          previous = null;
+        }
+        continue;
+      }
+      const m = /^([A-Z][A-Z0-9_]*)\s*:/.exec(t);
+      if (m) {
+        const name = m[1];
+        const own = doc ?? (previous && out[previous] && family(previous, name) ? out[previous] : null);
+        if (own) out[name] ??= own;
+        previous = t.endsWith(',') ? name : null;
+      } else {
+        previous = null;
+      }
+      doc = null;
+    }
+  };
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')) scan(readFileSync(p, 'utf8'));
+    }
+  };
+  for (const dir of ['packages/shared/src', 'apps/api/src', 'apps/worker/src', 'apps/upstream-sim/src']) {
+    walk(path.join(root, dir));
+  }
+  return out;
+}
+
+/** The default a variable takes when unset, as the text it would have in the environment. */
+function rawDefault(schema) {
+  const def = schema?._zod?.def;
+  if (!def) return undefined;
+  switch (def.type) {
+    case 'default':
+    case 'prefault':
+      return typeof def.defaultValue === 'function' ? def.defaultValue() : def.defaultValue;
+    case 'pipe':
+      return rawDefault(def.in);
+    case 'optional':
+    case 'nullable':
+    case 'readonly':
+    case 'catch':
+      return rawDefault(def.innerType);
+    default:
+      return undefined;
+  }
+}
+
+/** The text of .env.example for the current schemas. */
+export async function renderEnvExample() {
+  await buildRuntime();
+  const schemas = {
+    api: require(path.join(root, 'apps/api/dist/config.js')).apiEnvSchema,
+    worker: require(path.join(root, 'apps/worker/dist/config.js')).workerEnvSchema,
+    'upstream-sim': require(path.join(root, 'apps/upstream-sim/dist/config.js')).simEnvSchema,
+  };
+  const vars = new Map();
+  for (const [proc, schema] of Object.entries(schemas)) {
+    for (const [name, field] of Object.entries(schema.shape)) {
+      const v = vars.get(name) ?? { name, users: [], defaults: [] };
+      v.users.push(proc);
+      v.defaults.push(rawDefault(field));
+      vars.set(name, v);
+    }
+  }
+  for (const s of START_VARIABLES) {
+    vars.set(s.name, { name: s.name, users: ['pnpm start'], defaults: [s.default], doc: s.description });
+  }
+  const docs = docComments();
+  const groups = new Map();
+  for (const v of vars.values()) {
+    const key = v.users.join(', ');
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(v);
+  }
+  const order = ['api, worker', 'api', 'worker', 'upstream-sim', 'pnpm start'];
+  const keys = [...groups.keys()].sort((a, b) => {
+    const ia = order.indexOf(a);
+    const ib = order.indexOf(b);
+    return (ia < 0 ? order.length : ia) - (ib < 0 ? order.length : ib) || a.localeCompare(b);
+  });
+  const lines = [
+    '# Every variable of every mediagate process, with its default. Generated from the zod schemas',
+    '# (packages/shared/src/config/env.ts and the config.ts files of apps/*) by `pnpm env:example`;',
+    '# do not edit by hand. `pnpm start` and the other commands read a `.env` file: copy the lines',
+    '# you change there, without their `#`. The environment wins over `.env`.',
+  ];
+  for (const key of keys) {
+    lines.push('', `# ---- ${key} ----`);
+    for (const v of groups.get(key).sort((a, b) => a.name.localeCompare(b.name))) {
+      let doc = v.doc ?? docs[v.name] ?? FALLBACK_MEANINGS[v.name] ?? '(no description)';
+      const text = (d) => (d === undefined ? '' : String(d));
+      if (new Set(v.defaults.map(text)).size > 1) {
+        doc += ` (default: ${v.users.map((u, i) => `${u} ${text(v.defaults[i]) || 'unset'}`).join(', ')})`;
+      }
+      lines.push('', `# ${v.name}: ${doc}`, `# ${v.name}=${text(v.defaults[0])}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const text = await renderEnvExample();
+  if (process.argv.includes('--check')) {
+    let current = '';
+    try {
+      current = readFileSync(file, 'utf8');
+    } catch {}
+    if (current !== text) {
+      const names = (t) => new Set([...t.matchAll(/^# ([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]));
+      const want = names(text);
+      const have = names(current);
+      const missing = [...want].filter((n) => !have.has(n));
+      const extra = [...have].filter((n) => !want.has(n));
+      process.stderr.write(
+        `.env.example is out of date with the zod schemas${missing.length ? `; missing: ${missing.join(', ')}` : ''}${
+          extra.length ? `; no longer in any schema: ${extra.join(', ')}` : ''
+        }${missing.length || extra.length ? '' : ' (defaults or descriptions changed)'}. Run \`pnpm env:example\` and commit .env.example.\n`,
+      );
+      process.exit(1);
+    }
+  } else {
+    writeFileSync(file, text);
+    process.stderr.write(`wrote ${path.relative(process.cwd(), file) || file}\n`);
+  }
+}
