@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { markdownTable, type Row } from './report';
 import { createScenario } from './scenarios/create';
+import { freshnessScenario } from './scenarios/freshness';
 import { longTasksScenario } from './scenarios/long-tasks';
 import { pipelineScenario } from './scenarios/pipeline';
 import { pollScenario } from './scenarios/poll';
@@ -17,6 +18,7 @@ const SCENARIOS: Record<string, (o: { quick: boolean }) => Promise<Row[]>> = {
   pipeline: pipelineScenario,
   long: longTasksScenario,
   size: sizeScenario,
+  freshness: freshnessScenario,
 };
 
 async function main(): Promise<void> {

@@ -35,6 +35,7 @@ import * as videosCallbacksRedeliver from './routes/videos.callbacks.redeliver';
 import * as videosCancel from './routes/videos.cancel';
 import * as videosContent from './routes/videos.content';
 import * as videosCreate from './routes/videos.create';
+import * as videosEvents from './routes/videos.events';
 import * as videosDelete from './routes/videos.delete';
 import * as videosGet from './routes/videos.get';
 import * as videosList from './routes/videos.list';
@@ -69,6 +70,7 @@ export function buildApp(deps: ApiDeps): Express {
   const v1 = Router();
   videosCreate.register(v1, deps);
   videosGet.register(v1, deps);
+  videosEvents.register(v1, deps);
   videosList.register(v1, deps);
   videosCancel.register(v1, deps);
   videosContent.register(v1, deps);

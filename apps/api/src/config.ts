@@ -34,6 +34,16 @@ export const apiEnvSchema = baseEnvSchema
     AUTH_CACHE_TTL_MS: intFromEnv(2_000, 0).pipe(z.number().max(5_000)),
     /** finished tasks whose answers a replica keeps in memory (they never change); 0 = no cache */
     TASK_CACHE_ENTRIES: intFromEnv(20_000, 0),
+    /** how long a replica serves an unfinished task's answer from memory (each move replaces it at once); 0 = never */
+    TASK_RUNNING_CACHE_MS: intFromEnv(2_000, 0),
+    /** GET /v1/videos/{id}/events streams one key may hold open on one replica */
+    SSE_MAX_STREAMS_PER_KEY: intFromEnv(10, 1),
+    /** a comment line on an idle event stream this often, so proxies keep it open */
+    SSE_HEARTBEAT_MS: intFromEnv(15_000, 100),
+    /** an event stream re-reads its task this often (moves published while pub/sub was down) */
+    SSE_RESYNC_MS: intFromEnv(30_000, 100),
+    /** the reconnection delay an event stream asks clients to use */
+    SSE_RETRY_MS: intFromEnv(2_000, 0),
     /** a request whose headers take longer than this to arrive is answered 408 and closed */
     HTTP_HEADERS_TIMEOUT_MS: intFromEnv(15_000, 100),
     /** a request (headers and body) not received within this is answered 408 and closed */

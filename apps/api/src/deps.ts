@@ -13,6 +13,7 @@ import type {
   QrPaymentProvider,
   RedisClient,
   SsrfPolicy,
+  TaskDurations,
 } from '@mediagate/shared';
 import type { Queue } from 'bullmq';
 import type { ApiConfig } from './config';
@@ -21,6 +22,7 @@ import type { PaymentsApiConfig } from './config-payments';
 import type { Mailer } from './mail/mailer';
 import type { RateLimits } from './middleware/rate-limit';
 import type { PaymentProvider } from './payments/provider';
+import type { TaskEventHub } from './task-events';
 
 /** Everything the app needs, built once by the process entry and passed down. */
 export interface ApiDeps {
@@ -37,6 +39,11 @@ export interface ApiDeps {
     | 'VIDEO_DEADLINE_MS'
     | 'ENQUEUE_TIMEOUT_MS'
     | 'IMAGE_BODY_LIMIT_BYTES'
+    | 'SSE_MAX_STREAMS_PER_KEY'
+    | 'SSE_HEARTBEAT_MS'
+    | 'SSE_RESYNC_MS'
+    | 'SSE_RETRY_MS'
+    | 'TASK_RUNNING_CACHE_MS'
     | 'METRICS_TOKEN'
     | 'METRICS_PORT'
   > &
@@ -66,6 +73,10 @@ export interface ApiDeps {
    * answer that carries media links (they expire, and a deletion on another replica ends them)
    */
   taskCache?: LruCache<string, { accountId: string; json: string; until?: number }>;
+  /** task moves from the workers (Redis pub/sub): event streams and the cache of unfinished tasks */
+  taskEvents?: TaskEventHub;
+  /** durations learned per model (estimated_completion_at) */
+  durations?: TaskDurations;
   /** where succeeded videos are kept, and the signer of their links */
   media: { storage: MediaStorage; signer: MediaLinkSigner };
   /** Prometheus metrics of this process; /metrics is served when present */

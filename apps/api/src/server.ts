@@ -19,6 +19,7 @@ import {
   loadConfig,
   onShutdown,
   type Principal,
+  TaskDurations,
 } from '@mediagate/shared';
 import { buildApp } from './app';
 import { apiEnvSchema } from './config';
@@ -30,6 +31,7 @@ import { drainUsageRecords } from './middleware/auth';
 import { RateLimits, rateLimitConfig } from './middleware/rate-limit';
 import { createDevPaymentProvider, type PaymentProvider } from './payments/provider';
 import { buildMetricsApp } from './routes/metrics';
+import { TaskEventHub } from './task-events';
 import { tracing } from './tracing';
 import { createUpstreams } from './upstreams';
 
@@ -83,6 +85,23 @@ function main(): void {
         logger,
       })
     : undefined;
+  const taskCache =
+    config.TASK_CACHE_ENTRIES > 0
+      ? new LruCache<string, { accountId: string; json: string; until?: number }>(config.TASK_CACHE_ENTRIES)
+      : undefined;
+  const taskEvents = new TaskEventHub(
+    createRedis(config.REDIS_URL, 'worker', { cluster: config.REDIS_CLUSTER }),
+    redis,
+    config.QUEUE_PREFIX,
+    {
+      runningCacheMs: config.TASK_RUNNING_CACHE_MS,
+      runningCacheEntries: Math.max(config.TASK_CACHE_ENTRIES, 1),
+      maxStreamsPerKey: config.SSE_MAX_STREAMS_PER_KEY,
+    },
+    logger,
+    taskCache,
+  );
+  taskEvents.start().catch((err: unknown) => logger.error({ err }, 'could not subscribe to task events'));
   let accepting = true;
   const deps: ApiDeps = {
     mailer,
@@ -102,7 +121,9 @@ function main(): void {
     metrics,
     authCache,
     queuePrefix: config.QUEUE_PREFIX,
-    taskCache: config.TASK_CACHE_ENTRIES > 0 ? new LruCache(config.TASK_CACHE_ENTRIES) : undefined,
+    taskCache,
+    taskEvents,
+    durations: new TaskDurations(redis, config.QUEUE_PREFIX),
     media: { storage: createMediaStorage(config), signer: createMediaLinkSigner(config) },
     isAcceptingTraffic: () => accepting,
   };
@@ -141,6 +162,7 @@ function main(): void {
         logger.info({ delayMs: config.SHUTDOWN_DELAY_MS }, 'not ready; serving until the delay ends');
         await new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_DELAY_MS));
       }
+      taskEvents.closeStreams();
       await new Promise<void>((resolve) => {
         metricsServer?.close();
         server.close(() => resolve());
@@ -151,6 +173,7 @@ function main(): void {
         }, config.SHUTDOWN_GRACE_MS).unref();
       });
       await stopKeyListener?.();
+      await taskEvents.close();
       await videoQueue.close();
       await callbacksQueue.close();
       await upstreams.close();

@@ -15,22 +15,26 @@ import {
   createVideoQueue,
   type Database,
   defaultCatalog,
+  LruCache,
   LocalMediaStorage,
   loadConfig,
   type MediaStorage,
   type RedisClient,
   type Resolver,
+  TaskDurations,
   usdToMicro,
 } from '@mediagate/shared';
 import { createTestDatabase, testQueuePrefix, testServiceUrls } from '@mediagate/shared/testing';
 import type { Queue } from 'bullmq';
 import type { Express } from 'express';
+import type IORedis from 'ioredis';
 import { buildApp } from '../src/app';
 import { type ApiConfig, apiEnvSchema } from '../src/config';
 import type { ApiDeps } from '../src/deps';
 import { createMailer } from '../src/mail/mailer';
 import { RateLimits, rateLimitConfig } from '../src/middleware/rate-limit';
 import { createDevPaymentProvider } from '../src/payments/provider';
+import { TaskEventHub } from '../src/task-events';
 import { createUpstreams } from '../src/upstreams';
 
 export interface TestApi {
@@ -44,6 +48,11 @@ export interface TestApi {
   app: Express;
   /** the dependencies the app was built with (to build a second replica over the same stores) */
   deps: ApiDeps;
+  /**
+   * another API replica over the same Postgres, Redis and queue prefix, with its own caches and
+   * event hub, on its own port
+   */
+  replica: () => Promise<{ url: string; deps: ApiDeps; close: () => Promise<void> }>;
   /** a new account with `balanceUsd` of credit; returns its key and id */
   account: (balanceUsd?: number) => Promise<{ key: string; accountId: string; keyId: string }>;
   close: () => Promise<void>;
@@ -80,6 +89,24 @@ export async function startTestApi(
     ...overrides,
   };
   const metrics = createMetrics({ service: 'api-test', defaultMetrics: false });
+  const hubFor = async (taskCache?: LruCache<string, { accountId: string; json: string }>) => {
+    const hub = new TaskEventHub(
+      createRedis(overrides.redisUrl ?? redisUrl, 'worker'),
+      redis,
+      prefix,
+      {
+        runningCacheMs: config.TASK_RUNNING_CACHE_MS,
+        runningCacheEntries: 1_000,
+        maxStreamsPerKey: config.SSE_MAX_STREAMS_PER_KEY,
+      },
+      logger,
+      taskCache,
+    );
+    // with Redis down (tests of that) the subscription waits for it: do not wait for it here
+    await Promise.race([hub.start(), new Promise((r) => setTimeout(r, 2_000).unref())]);
+    return hub;
+  };
+  const taskEvents = await hubFor();
   const upstreams = createUpstreams(config, { db: database.db, logger, metrics });
   const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, logger });
   const deps: ApiDeps = {
@@ -100,6 +127,8 @@ export async function startTestApi(
       : [],
     qrProviders: createQrPaymentProviders(config),
     metrics,
+    taskEvents,
+    durations: new TaskDurations(redis, prefix),
     media: {
       storage: overrides.mediaStorage ?? new LocalMediaStorage(mediaDir),
       signer: createMediaLinkSigner(config),
@@ -109,9 +138,14 @@ export async function startTestApi(
   };
   deps.metrics?.watchQueues(videoQueue, callbacksQueue);
   const app = buildApp(deps);
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
+  const listen = async (a: Express) => {
+    const s = a.listen(0, '127.0.0.1');
+    await new Promise((r) => s.once('listening', r));
+    return s;
+  };
+  const server = await listen(app);
   const { port } = server.address() as AddressInfo;
+  const replicas: Array<() => Promise<void>> = [];
   let n = 0;
   return {
     url: `http://127.0.0.1:${port}`,
@@ -122,6 +156,20 @@ export async function startTestApi(
     prefix,
     app,
     deps,
+    replica: async () => {
+      const taskCache = new LruCache<string, { accountId: string; json: string }>(1_000);
+      const hub = await hubFor(taskCache);
+      const replicaDeps: ApiDeps = { ...deps, taskEvents: hub, taskCache, authCache: undefined };
+      const s = await listen(buildApp(replicaDeps));
+      const close = async () => {
+        hub.closeStreams();
+        await new Promise((r) => s.close(r));
+        s.closeAllConnections();
+        await hub.close();
+      };
+      replicas.push(close);
+      return { url: `http://127.0.0.1:${(s.address() as AddressInfo).port}`, deps: replicaDeps, close };
+    },
     account: async (balanceUsd = 10) => {
       n += 1;
       const { accountId, key } = await createAccount(database.db, {
@@ -131,8 +179,11 @@ export async function startTestApi(
       return { key: key.key, accountId, keyId: key.id };
     },
     close: async () => {
+      await Promise.all(replicas.map((c) => c()));
+      taskEvents.closeStreams();
       await new Promise((r) => server.close(r));
       server.closeAllConnections();
+      await taskEvents.close();
       const cleanup = Promise.all([
         videoQueue.obliterate({ force: true }).catch(() => {}),
         callbacksQueue.obliterate({ force: true }).catch(() => {}),

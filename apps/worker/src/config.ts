@@ -60,11 +60,11 @@ export const workerEnvSchema = baseEnvSchema
     VIDEO_POLL_SPREAD_POLLS: intFromEnv(4, 1),
     /**
      * adaptive: fraction of UPSTREAM_POLL_QPS that planned polls may use; the rest serves the batch
-     * query and the tasks it found finished (default 0.5, or 1 with the batch query off)
+     * query and the tasks it found finished (default 0.25, or 1 with the batch query off)
      */
     VIDEO_POLL_PLANNED_SHARE: z.coerce.number().gt(0).max(1).optional(),
     /** adaptive: how often the batch task query looks for finished tasks; 0 = never */
-    VIDEO_POLL_SWEEP_INTERVAL_MS: intFromEnv(1_000, 0),
+    VIDEO_POLL_SWEEP_INTERVAL_MS: intFromEnv(2_000, 0),
     /** adaptive: tasks per page of the batch task query */
     VIDEO_POLL_SWEEP_PAGE_SIZE: intFromEnv(100, 1),
     /** upstream task submissions per second, fleet-wide per channel (vendor limit: 5); 0 = unlimited */

@@ -29,6 +29,7 @@ import {
   onShutdown,
   QUEUE_NAMES,
   TaskDurations,
+  TaskEventPublisher,
 } from '@mediagate/shared';
 import { Worker } from 'bullmq';
 import { createCallbackProcessor } from './callbacks/dispatcher';
@@ -87,13 +88,14 @@ async function main(): Promise<void> {
     const sweeping = adaptive && config.VIDEO_POLL_SWEEP_INTERVAL_MS > 0;
     const budget = new PollBudget(redis, config.QUEUE_PREFIX, {
       queriesPerSecond: config.UPSTREAM_POLL_QPS,
-      plannedShare: config.VIDEO_POLL_PLANNED_SHARE ?? (sweeping ? 0.5 : 1),
+      plannedShare: config.VIDEO_POLL_PLANNED_SHARE ?? (sweeping ? 0.25 : 1),
       headroom: POLL_HEADROOM,
     });
+    const durations = new TaskDurations(redis, config.QUEUE_PREFIX);
     const polls = adaptive
       ? new AdaptivePollScheduler(
           budget,
-          new TaskDurations(redis, config.QUEUE_PREFIX),
+          durations,
           {
             fallbackMs: sweeping ? config.VIDEO_POLL_MAX_INTERVAL_MS : config.VIDEO_POLL_INTERVAL_MS,
             minIntervalMs: config.VIDEO_POLL_MIN_INTERVAL_MS,
@@ -109,6 +111,7 @@ async function main(): Promise<void> {
       database,
       client,
       polls,
+      events: new TaskEventPublisher(redis, config.QUEUE_PREFIX, durations),
       catalog: loadCatalog(config.MODEL_CATALOG_FILE),
       channels,
       limiter: new UpstreamLimiter(redis, config.QUEUE_PREFIX, {
@@ -236,6 +239,7 @@ async function main(): Promise<void> {
       callbacksQueue,
       logger,
       metrics,
+      events: new TaskEventPublisher(redis, config.QUEUE_PREFIX),
       media: { storage, mediaQueue },
       topUps: { providers: createQrPaymentProviders(config), afterMs: config.TOPUP_RECONCILE_AFTER_MS },
       config: {

@@ -14,6 +14,7 @@ import {
   type QrPaymentProvider,
   reconcileTopUpOrders,
   sweepUnsettledImageCalls,
+  type TaskRow,
 } from '@mediagate/shared';
 import type { Queue } from 'bullmq';
 import { type MediaSweepDeps, type MediaSweepResult, sweepMedia } from './media/sweep';
@@ -27,6 +28,8 @@ export interface ReconcilerDeps {
   callbacksQueue?: Queue;
   /** timeouts are counted as transitions here when given */
   metrics?: Metrics;
+  /** timeouts are published here (event streams, API caches) when given */
+  events?: { publish: (row: TaskRow) => void };
   logger: Logger;
   /** when given, media copies are retried, lost ones given up, and media past retention deleted */
   media?: Pick<MediaSweepDeps, 'storage' | 'mediaQueue'>;
@@ -130,6 +133,7 @@ async function sweep(deps: ReconcilerDeps): Promise<{ requeued: number; expired:
         });
         if (failed) {
           observeTransition(deps.metrics, failed);
+          deps.events?.publish(failed);
           expired += 1;
           if (deps.callbacksQueue) {
             await enqueueTaskCallbacks(db, deps.callbacksQueue, task.id).catch((err: unknown) =>

@@ -15,6 +15,7 @@ import {
   type Metrics,
   newTaskId,
   QUEUE_NAMES,
+  type TaskRow,
   type RedisClient,
   type UpstreamChannel,
   usdToMicro,
@@ -61,6 +62,8 @@ export interface WorkerHarness {
     metrics?: Metrics;
     /** when running tasks are polled (default: every pollIntervalMs) */
     polls?: PollScheduler;
+    /** where every move is published */
+    events?: { publish: (row: TaskRow) => void };
     /** the media of successes (signed links, copy enqueue); without it tasks keep the vendor's link */
     media?: VideoProcessorDeps['media'];
   }) => Worker;
@@ -120,6 +123,7 @@ export async function startWorkerHarness(
       const processor = createVideoProcessor({
         metrics: opts.metrics,
         polls: opts.polls,
+        events: opts.events,
         database,
         client: new DashScopeVideoClient(agent),
         catalog,

@@ -57,6 +57,8 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'POST', path: '/v1/videos', auth: 'key', json: VIDEO, form: { fields: VIDEO }, runs: 1200 },
   { method: 'GET', path: '/v1/videos', auth: 'key', query: ['limit', 'after', 'status', 'order'], runs: 600 },
   { method: 'GET', path: '/v1/videos/:taskId', auth: 'key', runs: 480 },
+  // the pool's tasks are finished or foreign, so each stream ends after one event (or is a 404)
+  { method: 'GET', path: '/v1/videos/:taskId/events', auth: 'key', runs: 240 },
   { method: 'POST', path: '/v1/videos/:taskId/cancel', auth: 'key', runs: 480 },
   { method: 'GET', path: '/v1/videos/:taskId/content', auth: 'key', query: ['variant'], runs: 480 },
   {

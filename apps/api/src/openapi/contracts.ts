@@ -22,6 +22,7 @@ import {
   topUpOptionsSchema,
 } from '../routes/console.topups';
 import { verifyBody } from '../routes/console.verify';
+import { pageQuery } from '../routes/console-views';
 import { metricsOnApiPort } from '../routes/metrics';
 import { contentQuerySchema } from '../routes/videos.content';
 import { createVideoBody } from '../routes/videos.create';
@@ -175,6 +176,23 @@ export function routeContracts(deps: Pick<ApiDeps, 'catalog' | 'config' | 'metri
       responses: {
         200: ok(videoTaskObject),
         404: { description: 'no such task for this account', schema: errorResponse },
+      },
+    },
+    {
+      method: 'get',
+      path: '/v1/videos/:taskId/events',
+      summary:
+        'Server-Sent Events: the task object at once and on every move, ending after the terminal state; resumable with Last-Event-ID',
+      tag: 'videos',
+      auth: 'apiKey',
+      responses: {
+        200: {
+          description:
+            'an event stream: `id: <state number>` and `data: <the task object>` per event, comment lines as heartbeats',
+          contentType: 'text/event-stream',
+        },
+        404: { description: 'no such task for this account', schema: errorResponse },
+        429: { description: 'too many open event streams for this key', schema: errorResponse },
       },
     },
     {

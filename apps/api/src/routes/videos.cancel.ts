@@ -1,4 +1,11 @@
-import { ApiError, cancelTask, enqueueTaskCallbacks, TASK_ID_PATTERN, toTaskObject } from '@mediagate/shared';
+import {
+  ApiError,
+  cancelTask,
+  enqueueTaskCallbacks,
+  TASK_ID_PATTERN,
+  taskEventOf,
+  toTaskObject,
+} from '@mediagate/shared';
 import type { Router } from 'express';
 import type { ApiDeps } from '../deps';
 import { principalOf, requireApiKey } from '../middleware/auth';
@@ -24,6 +31,8 @@ export function register(router: Router, deps: ApiDeps): void {
       throw new ApiError('not_found', `No video task found with id '${taskId.slice(0, 64)}'.`, 'task_id');
     }
     if (outcome.kind === 'not_cancelable') throw new ApiError('conflict', outcome.reason, 'task_id');
+    // event streams and every replica's cache of the task see the end at once
+    deps.taskEvents?.publish(taskEventOf(outcome.row));
     // The move committed the task's `video.failed` delivery: hand it to the dispatcher now
     // rather than at the reconciler's next sweep (which still enqueues it if this fails).
     await enqueueTaskCallbacks(deps.database.db, deps.callbacksQueue, taskId, {

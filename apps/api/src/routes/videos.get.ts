@@ -3,6 +3,7 @@ import {
   getTaskForAccount,
   isTerminal,
   TASK_ID_PATTERN,
+  taskEventOf,
   type TaskRow,
   toTaskObject,
 } from '@mediagate/shared';
@@ -22,20 +23,22 @@ function cacheUntil(row: TaskRow, now: number): number | undefined {
 
 /**
  * GET /v1/videos/:taskId: the task object; another account's task is indistinguishable from none.
- * Terminal tasks never change, so their serialized answer is kept in `taskCache` and polls of
- * finished tasks cost no query; an answer carrying media links is kept for a bounded time and
- * never past their expiry, so no cached answer holds a dead link.
+ * Terminal tasks never change, so their serialized answer is kept in `taskCache`; an answer
+ * carrying media links is kept for a bounded time and never past their expiry, so no cached answer
+ * holds a dead link. An unfinished task's answer (no links) is kept briefly in the event hub, which
+ * replaces it on every move the workers publish. Either way a poll usually costs no query.
  */
 export function register(router: Router, deps: ApiDeps, auth: AccountAuth = apiKeyAuth(deps)): void {
   router.get('/videos/:taskId', ...auth.handlers, async (req, res) => {
     const accountId = auth.accountOf(req);
     const taskId = String(req.params.taskId);
-    const cached = deps.taskCache?.get(taskId);
-    if (
-      cached &&
-      cached.accountId === accountId &&
-      (cached.until === undefined || cached.until > Date.now())
-    ) {
+    const now = Date.now();
+    const terminal = deps.taskCache?.get(taskId);
+    const cached =
+      terminal && (terminal.until === undefined || terminal.until > now)
+        ? terminal
+        : deps.taskEvents?.running?.get(taskId);
+    if (cached && cached.accountId === accountId) {
       return void res.status(200).type('application/json').send(cached.json);
     }
     const row = TASK_ID_PATTERN.test(taskId)
@@ -43,9 +46,13 @@ export function register(router: Router, deps: ApiDeps, auth: AccountAuth = apiK
       : null;
     if (!row)
       throw new ApiError('not_found', `No video task found with id '${taskId.slice(0, 64)}'.`, 'task_id');
-    const now = Date.now();
-    const json = JSON.stringify(toTaskObject(row, now));
-    if (isTerminal(row.status)) deps.taskCache?.set(taskId, { accountId, json, until: cacheUntil(row, now) });
-    res.status(200).type('application/json').send(json);
+    if (isTerminal(row.status)) {
+      const json = JSON.stringify(toTaskObject(row, { now }));
+      deps.taskCache?.set(taskId, { accountId, json, until: cacheUntil(row, now) });
+      return void res.status(200).type('application/json').send(json);
+    }
+    const event = taskEventOf(row, await deps.durations?.summary(row.model));
+    deps.taskEvents?.remember(event);
+    res.status(200).type('application/json').send(event.json);
   });
 }

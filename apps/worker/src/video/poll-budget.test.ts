@@ -15,19 +15,28 @@ describe('PollBudget.acquire (every query, fleet-wide)', () => {
     // two "workers" sharing the budget through Redis
     const a = new PollBudget(redis, prefix, { queriesPerSecond: 10, plannedShare: 1, headroom: 0.05 });
     const b = new PollBudget(redis, prefix, { queriesPerSecond: 10, plannedShare: 1, headroom: 0.05 });
-    const stamps: number[] = [];
-    await Promise.all(
-      Array.from({ length: 25 }, async (_, i) => {
-        expect(await (i % 2 ? a : b).acquire('ch', 5_000)).toBe(0);
-        stamps.push(performance.now());
-      }),
+    const slots = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => (i % 2 ? a : b).reserve('ch', 5_000)),
     );
-    stamps.sort((x, y) => x - y);
-    for (let i = 10; i < stamps.length; i++) {
-      // the 11th query after any query comes a second later, with the headroom absorbing timer slack
-      expect(stamps[i]! - stamps[i - 10]!).toBeGreaterThanOrEqual(1_000);
+    const times = slots.map((s) => s.slotUs).sort((x, y) => x - y);
+    expect(slots.every((s) => s.waitUs >= 0)).toBe(true);
+    // on Redis's clock every slot comes at least 1 / (10 x 0.95) s after the previous one: any 11 span over a second
+    for (let i = 1; i < times.length; i++) {
+      expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(Math.ceil(1_000_000 / 9.5));
     }
-    expect(stamps[stamps.length - 1]! - stamps[0]!).toBeLessThan(3_000);
+    for (let i = 10; i < times.length; i++) expect(times[i]! - times[i - 10]!).toBeGreaterThan(1_000_000);
+  });
+
+  it('waits for its slot before answering', async () => {
+    const budget = new PollBudget(redis, testQueuePrefix(), {
+      queriesPerSecond: 10,
+      plannedShare: 1,
+      headroom: 0,
+    });
+    const start = performance.now();
+    for (let i = 0; i < 6; i++) expect(await budget.acquire('ch', 5_000)).toBe(0);
+    // the 6th slot is 500 ms after the first
+    expect(performance.now() - start).toBeGreaterThanOrEqual(490);
   });
 
   it('does not wait for a slot beyond maxWaitMs: it answers the wait and reserves nothing', async () => {
@@ -74,18 +83,24 @@ describe('PollBudget.book (planned polls, the fairness bound)', () => {
       plannedShare: 0.5,
       headroom: 0,
     });
-    const delays: number[] = [];
-    for (let i = 0; i < 100; i++) delays.push(await budget.book('ch', 0, 60_000));
-    const perSecond = new Map<number, number>();
-    const t0 = Date.now();
-    for (const d of delays) {
-      const second = Math.floor((t0 + d) / 1000);
-      perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
+    const prefix = (budget as unknown as { prefix: string }).prefix;
+    // each booking's slot lies within [before + delay, after + delay] on this machine's clock
+    const slots: Array<{ earliest: number; latest: number }> = [];
+    for (let i = 0; i < 100; i++) {
+      const before = Date.now();
+      const delay = await budget.book('ch', 0, 60_000);
+      slots.push({ earliest: before + delay, latest: Date.now() + delay });
     }
-    for (const n of perSecond.values()) expect(n).toBeLessThanOrEqual(11); // 10, give or take the clock edge
-    // later bookings never come before earlier ones (FIFO), and all 100 fit in about 10 s
-    for (let i = 1; i < delays.length; i++) expect(delays[i]!).toBeGreaterThanOrEqual(delays[i - 1]! - 50);
-    expect(Math.max(...delays)).toBeLessThanOrEqual(11_000);
+    // no calendar second holds more than its 10 planned polls
+    const keys = await redis.keys(`${prefix}:upstream-poll-calendar:ch:*`);
+    expect(keys.length).toBeGreaterThanOrEqual(10);
+    for (const key of keys) expect(Number(await redis.get(key))).toBeLessThanOrEqual(10);
+    // later bookings never come before earlier ones (FIFO)
+    for (let i = 1; i < slots.length; i++)
+      expect(slots[i]!.latest + 2).toBeGreaterThanOrEqual(slots[i - 1]!.earliest);
+    // all 100 fit in about 10 s from the first (or as long as the bookings themselves took)
+    const took = slots[99]!.latest - slots[99]!.earliest;
+    expect(slots[99]!.earliest - slots[0]!.earliest).toBeLessThanOrEqual(11_000 + took);
   });
 
   it('bounds every task’s interval when the tasks fit the planned budget', async () => {

@@ -2,8 +2,8 @@ import type { RedisClient } from '@mediagate/shared';
 
 /**
  * Spaces queries `ARGV[1]` microseconds apart, fleet-wide (GCRA on Redis's clock). Reserves the next
- * slot and answers its wait in microseconds when it is at most `ARGV[2]` away; otherwise reserves
- * nothing and answers -(wait + 1).
+ * slot and answers its wait and the slot (both in microseconds) when it is at most `ARGV[2]` away;
+ * otherwise reserves nothing and answers -(wait + 1).
  */
 const ACQUIRE = `
 local t = redis.call('TIME')
@@ -11,9 +11,9 @@ local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
 if tat < now then tat = now end
 local wait = tat - now
-if wait > tonumber(ARGV[2]) then return -(wait + 1) end
-redis.call('SET', KEYS[1], tostring(tat + tonumber(ARGV[1])), 'PX', math.floor((wait + tonumber(ARGV[1])) / 1000) + 1000)
-return wait`;
+if wait > tonumber(ARGV[2]) then return {-(wait + 1), 0} end
+redis.call('SET', KEYS[1], string.format('%.0f', tat + tonumber(ARGV[1])), 'PX', math.floor((wait + tonumber(ARGV[1])) / 1000) + 1000)
+return {wait, string.format('%.0f', tat)}`;
 
 /**
  * A fleet-wide calendar of planned polls: at most `ARGV[2]` per second. Books the first second at or
@@ -30,9 +30,9 @@ local scan = tonumber(ARGV[3])
 for i = 0, scan do
   local s = sec + i
   local k = KEYS[1] .. ':' .. s
-  local c = redis.call('INCR', k)
-  if c == 1 then redis.call('PEXPIRE', k, s * 1000 - now + 60000) end
-  if c <= cap then
+  if tonumber(redis.call('GET', k) or '0') < cap then
+    local c = redis.call('INCR', k)
+    if c == 1 then redis.call('PEXPIRE', k, s * 1000 - now + 60000) end
     local slot = s * 1000 + math.floor((c - 1) * 1000 / cap)
     if slot < at then slot = at end
     return slot - now
@@ -85,18 +85,25 @@ export class PollBudget {
    */
   async acquire(channel: string, maxWaitMs: number): Promise<number> {
     if (this.unlimited) return 0;
-    const res = Number(
-      await this.redis.eval(
-        ACQUIRE,
-        1,
-        `${this.prefix}:upstream-query-tat:${channel}`,
-        this.intervalUs,
-        maxWaitMs * 1000,
-      ),
-    );
-    if (res < 0) return Math.max(1, Math.ceil((-res - 1) / 1000));
-    if (res > 0) await new Promise((r) => setTimeout(r, Math.ceil(res / 1000)));
+    const { waitUs } = await this.reserve(channel, maxWaitMs);
+    if (waitUs < 0) return Math.max(1, Math.ceil((-waitUs - 1) / 1000));
+    if (waitUs > 0) await new Promise((r) => setTimeout(r, Math.ceil(waitUs / 1000)));
     return 0;
+  }
+
+  /**
+   * The reservation under `acquire`, without the wait: `waitUs` (negative: nothing reserved) and
+   * the slot's time on Redis's clock, in microseconds.
+   */
+  async reserve(channel: string, maxWaitMs: number): Promise<{ waitUs: number; slotUs: number }> {
+    const [wait, slot] = (await this.redis.eval(
+      ACQUIRE,
+      1,
+      `${this.prefix}:upstream-query-tat:${channel}`,
+      this.intervalUs,
+      maxWaitMs * 1000,
+    )) as [number, string | number];
+    return { waitUs: Number(wait), slotUs: Number(slot) };
   }
 
   /** Books a planned poll on `channel` about `delayMs` from now; answers the booked delay (ms). */

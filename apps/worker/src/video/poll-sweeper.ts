@@ -40,8 +40,9 @@ export interface SweepResult {
   promoted: number;
 }
 
-/** Finished states the sweep looks for, most frequent first. */
+/** Finished states the sweep looks for: successes every sweep, the rare others every RARE_EVERY sweeps. */
 const FINISHED: UpstreamVideoStatus[] = ['SUCCEEDED', 'FAILED', 'CANCELED'];
+const RARE_EVERY = 5;
 /** the window starts this long before the oldest task in flight (clock differences with the vendor) */
 const WINDOW_MARGIN_MS = 60_000;
 const DAY_MS = 24 * 3_600_000;
@@ -68,11 +69,13 @@ export function createPollSweeper(deps: PollSweeperDeps) {
     }
   };
 
+  let sweeps = 0;
   async function sweepOnce(): Promise<SweepResult> {
     const result: SweepResult = { skipped: false, inFlight: 0, queries: 0, found: 0, promoted: 0 };
     const got = await deps.redis.set(lockKey, randomUUID(), 'PX', Math.max(config.intervalMs, 1), 'NX');
     if (got !== 'OK') return { ...result, skipped: true };
 
+    const statuses = sweeps++ % RARE_EVERY === 0 ? FINISHED : FINISHED.slice(0, 1);
     const inFlight = await listInFlightUpstreamTasks(deps.database.db);
     result.inFlight = inFlight.length;
     const byChannel = new Map<string, Map<string, { id: string; since: number }>>();
@@ -90,7 +93,7 @@ export function createPollSweeper(deps: PollSweeperDeps) {
       let oldest = Number.POSITIVE_INFINITY;
       for (const t of tasks.values()) oldest = Math.min(oldest, t.since);
       const startTime = new Date(Math.max(oldest - WINDOW_MARGIN_MS, Date.now() - DAY_MS + WINDOW_MARGIN_MS));
-      for (const status of FINISHED) {
+      for (const status of statuses) {
         for (let pageNo = 1; pageNo <= config.maxPages; pageNo += 1) {
           if ((await deps.budget.acquire(channelName, config.intervalMs)) > 0) return result;
           result.queries += 1;

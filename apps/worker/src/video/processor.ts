@@ -59,6 +59,8 @@ export interface VideoProcessorDeps {
   };
   /** transitions, their timings and upstream calls are counted here when given */
   metrics?: Metrics;
+  /** every move of a task is published here (the API's event streams and caches) */
+  events?: { publish: (row: TaskRow) => void };
   /**
    * The media of a success: the gateway's signed links go into the task object (the vendor's
    * link is kept, to copy from), and `copy` enqueues the copy once the move has committed (the
@@ -112,6 +114,7 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
   const polls = deps.polls ?? new FixedPollScheduler(deps.limiter, deps.config.pollIntervalMs);
   const observed = <T extends TaskRow>(row: T | null) => {
     observeTransition(deps.metrics, row);
+    if (row) deps.events?.publish(row);
     return row;
   };
   const start = async (row: TaskRow) => observed(await startTask(db, row));
@@ -330,7 +333,10 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
       case 'PENDING':
       case 'RUNNING': {
         const progress = state.status === 'RUNNING' ? 50 : 5;
-        if (row.progress < progress) await updateProgress(db, taskId, progress);
+        if (row.progress < progress) {
+          await updateProgress(db, taskId, progress);
+          deps.events?.publish({ ...row, progress, updatedAt: new Date() });
+        }
         return later(job, token, await polls.next(row, channel.name), row.deadlineAt);
       }
       case 'SUCCEEDED': {

@@ -26,6 +26,12 @@ export const videoTaskObject = z
     created_at: unix,
     updated_at: unix,
     completed_at: unix.nullable(),
+    estimated_completion_at: unix
+      .nullable()
+      .optional()
+      .describe(
+        'an unfinished task: when it will likely finish, from the durations learned for its model; null while unknown',
+      ),
     video_url: z
       .string()
       .optional()

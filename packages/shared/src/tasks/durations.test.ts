@@ -67,3 +67,13 @@ describe('TaskDurations', () => {
     expect(await d.summary('m')).toBeNull();
   });
 });
+
+describe('estimates and events', () => {
+  it('reads the fraction finished within a duration', () => {
+    const s = summarize({ b10: '2', b20: '2' }, 1_000)!;
+    expect(s.cdf(5_000)).toBe(0);
+    expect(s.cdf(10_500)).toBe(0.25);
+    expect(s.cdf(15_000)).toBe(0.5);
+    expect(s.cdf(30_000)).toBe(1);
+  });
+});

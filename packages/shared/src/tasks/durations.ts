@@ -7,6 +7,8 @@ export interface DurationSummary {
   meanMs: number;
   /** the duration below which a fraction `p` (0..1) of the tasks finished */
   quantileMs: (p: number) => number;
+  /** the fraction of the tasks that finished within `ms` */
+  cdf: (ms: number) => number;
 }
 
 export interface TaskDurationsOptions {
@@ -153,6 +155,16 @@ export function summarize(
         seen += count;
       }
       return (entries[entries.length - 1]![0] + 1) * bucketMs;
+    },
+    cdf: (ms: number) => {
+      const at = ms / bucketMs;
+      let seen = 0;
+      for (const [bucket, count] of entries) {
+        if (at < bucket) break;
+        if (at < bucket + 1) return (seen + count * (at - bucket)) / total;
+        seen += count;
+      }
+      return seen / total;
     },
   };
 }

@@ -1,6 +1,7 @@
 export * from './admin';
 export * from './cancel';
 export * from './durations';
+export * from './events';
 export * from './idempotency';
 export * from './list';
 export * from './task-object';

@@ -309,11 +309,7 @@ export async function failTask(
 
 /** Marks that a submit is about to be sent. Only a processing task with no upstream id is marked. */
 export async function markSubmitStarted(db: DbOrTx, id: string, channel: string): Promise<boolean> {
-  const rows = await db
-    .update(tasks)
-    .set({ submitStartedAt: new Date(), upstreamChannel: channel, updatedAt: new Date() })
-    .where(and(eq(tasks.id, id), eq(tasks.status, 'processing'), isNull(tasks.upstreamTaskId)))
-    .returning({ id: tasks.id });
+  const rows = await preparedFor(db).mark.execute({ id, channel, at: new Date().toISOString() });
   return rows.length > 0;
 }
 
@@ -327,12 +323,47 @@ export async function clearSubmitStarted(db: DbOrTx, id: string): Promise<void> 
 
 /** Stores the upstream task id (before any poll). Returns false if the task already has one or left processing. */
 export async function recordUpstreamTask(db: DbOrTx, id: string, upstreamTaskId: string): Promise<boolean> {
-  const rows = await db
-    .update(tasks)
-    .set({ upstreamTaskId, updatedAt: new Date() })
-    .where(and(eq(tasks.id, id), eq(tasks.status, 'processing'), isNull(tasks.upstreamTaskId)))
-    .returning({ id: tasks.id });
+  const rows = await preparedFor(db).record.execute({ id, upstreamTaskId, at: new Date().toISOString() });
   return rows.length > 0;
+}
+
+/**
+ * The submit mark and the upstream id, written by the worker once per task each: named prepared
+ * statements (parsed and planned once per connection), built once per database handle.
+ */
+const buildSubmitStatements = (db: DbOrTx) => ({
+  mark: db
+    .update(tasks)
+    .set({
+      submitStartedAt: sql`${sql.placeholder('at')}::timestamptz`,
+      upstreamChannel: sql`${sql.placeholder('channel')}::text`,
+      updatedAt: sql`${sql.placeholder('at')}::timestamptz`,
+    })
+    .where(
+      and(eq(tasks.id, sql.placeholder('id')), eq(tasks.status, 'processing'), isNull(tasks.upstreamTaskId)),
+    )
+    .returning({ id: tasks.id })
+    .prepare('mediagate_mark_submit'),
+  record: db
+    .update(tasks)
+    .set({
+      upstreamTaskId: sql`${sql.placeholder('upstreamTaskId')}::text`,
+      updatedAt: sql`${sql.placeholder('at')}::timestamptz`,
+    })
+    .where(
+      and(eq(tasks.id, sql.placeholder('id')), eq(tasks.status, 'processing'), isNull(tasks.upstreamTaskId)),
+    )
+    .returning({ id: tasks.id })
+    .prepare('mediagate_record_upstream_task'),
+});
+const submitStatements = new WeakMap<DbOrTx, ReturnType<typeof buildSubmitStatements>>();
+function preparedFor(db: DbOrTx): ReturnType<typeof buildSubmitStatements> {
+  let statements = submitStatements.get(db);
+  if (!statements) {
+    statements = buildSubmitStatements(db);
+    submitStatements.set(db, statements);
+  }
+  return statements;
 }
 
 /** Updates the progress of a processing task (never moves it backwards). */

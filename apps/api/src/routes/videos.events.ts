@@ -1,0 +1,120 @@
+import {
+  ApiError,
+  getTaskForAccount,
+  isTerminalEventId,
+  TASK_ID_PATTERN,
+  type TaskEvent,
+  taskEventOf,
+} from '@mediagate/shared';
+import type { Router } from 'express';
+import type { ApiDeps } from '../deps';
+import { principalOf, requireApiKey } from '../middleware/auth';
+
+/** A `Last-Event-ID` the stream understands: the number of a state it sent; anything else means none. */
+function lastEventId(header: unknown): number {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (typeof value !== 'string' || !/^\d{1,6}$/.test(value.trim())) return 0;
+  return Number(value.trim());
+}
+
+/**
+ * GET /v1/videos/:taskId/events: a Server-Sent Events stream of the task object, one event per
+ * move (status, progress) and at once the current state, ending after the terminal state. Any
+ * replica serves it: moves reach every replica through Redis pub/sub (TaskEventHub). Event ids grow
+ * with the state, so a client reconnecting with `Last-Event-ID` gets only newer states. Comments
+ * keep idle connections open, and the stream re-reads the task now and then in case a move was
+ * published while this replica's subscription was down.
+ */
+export function register(router: Router, deps: ApiDeps): void {
+  router.get('/videos/:taskId/events', requireApiKey(deps), async (req, res) => {
+    const { accountId, keyId } = principalOf(req);
+    const taskId = String(req.params.taskId);
+    const hub = deps.taskEvents;
+    const notFound = () =>
+      new ApiError('not_found', `No video task found with id '${taskId.slice(0, 64)}'.`, 'task_id');
+    if (!TASK_ID_PATTERN.test(taskId)) throw notFound();
+    if (!hub) throw new ApiError('service_unavailable', 'Event streams are not available on this server.');
+    const release = hub.openStream(keyId);
+    if (!release) {
+      throw new ApiError(
+        'rate_limit_exceeded',
+        `Too many open event streams for this key (at most ${deps.config.SSE_MAX_STREAMS_PER_KEY}); close one first.`,
+        undefined,
+        { 'retry-after': '5' },
+      );
+    }
+    let sent = lastEventId(req.headers['last-event-id']);
+    let closed = false;
+    let timers: NodeJS.Timeout[] = [];
+    // Listen before reading, so that no move falls between the read and the subscription.
+    const early: TaskEvent[] = [];
+    let send: (event: TaskEvent) => void = (event) => early.push(event);
+    const unsubscribe = hub.subscribe(taskId, (event) => {
+      if (event.accountId === accountId) send(event);
+    });
+    let untrack = () => {};
+    const close = () => {
+      if (closed) return;
+      closed = true;
+      untrack();
+      unsubscribe();
+      release();
+      for (const t of timers) clearInterval(t);
+      timers = [];
+      if (res.headersSent && !res.writableEnded) res.end();
+    };
+    const read = async () => {
+      const row = await getTaskForAccount(deps.database.db, taskId, accountId);
+      return row ? taskEventOf(row, await deps.durations?.summary(row.model)) : null;
+    };
+    let first: TaskEvent | null;
+    try {
+      first = await read();
+    } catch (err) {
+      close();
+      throw err;
+    }
+    if (!first) {
+      close();
+      throw notFound();
+    }
+    res.status(200);
+    res.setHeader('content-type', 'text/event-stream; charset=utf-8');
+    res.setHeader('cache-control', 'no-cache, no-transform');
+    res.setHeader('connection', 'keep-alive');
+    res.setHeader('x-accel-buffering', 'no');
+    res.flushHeaders();
+    req.socket.setNoDelay(true);
+    req.on('close', close);
+    res.on('error', close);
+    untrack = hub.track(close);
+
+    send = (event) => {
+      if (closed || event.eventId <= sent) return;
+      sent = event.eventId;
+      res.write(`id: ${event.eventId}\ndata: ${event.json}\n\n`);
+      if (isTerminalEventId(event.eventId)) close();
+    };
+    res.write(`retry: ${deps.config.SSE_RETRY_MS}\n\n`);
+    send(first);
+    for (const event of early) send(event);
+    // a finished task has nothing more to say, even to a client that has seen its last state
+    if (isTerminalEventId(first.eventId)) close();
+    if (closed) return;
+    timers.push(
+      setInterval(() => {
+        if (!closed) res.write(': keep-alive\n\n');
+      }, deps.config.SSE_HEARTBEAT_MS),
+      setInterval(() => {
+        read().then(
+          (event) => {
+            if (event) send(event);
+            else close();
+          },
+          (err: unknown) => req.log.warn({ err, taskId }, 'event stream could not re-read its task'),
+        );
+      }, deps.config.SSE_RESYNC_MS),
+    );
+    for (const t of timers) t.unref();
+  });
+}

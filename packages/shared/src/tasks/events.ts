@@ -1,0 +1,99 @@
+import type { RedisClient } from '../queue/connection';
+import type { TaskRow } from '../db/schema';
+import type { DurationSummary, TaskDurations } from './durations';
+import { toTaskObject } from './task-object';
+
+/** The Redis pub/sub channel every move of a task is published on (API replicas listen). */
+export const taskEventsChannel = (prefix: string): string => `${prefix}:task-events`;
+
+const RANK: Record<TaskRow['status'], number> = { pending: 1, processing: 2, succeeded: 3, failed: 3 };
+
+/**
+ * A task's state as one number that only grows (status, then progress): the id of its event, so
+ * a client resuming with `Last-Event-ID` gets the state when it is newer than what it saw.
+ */
+export const taskEventId = (row: Pick<TaskRow, 'status' | 'progress'>): number =>
+  RANK[row.status] * 1000 + Math.min(Math.max(row.progress, 0), 999);
+
+export const isTerminalEventId = (eventId: number): boolean => eventId >= 3000;
+
+/**
+ * When an unfinished task will likely be done (unix seconds), from its model's learned durations:
+ * the median of the durations longer than it has already run. Null while nothing is learned.
+ */
+export function estimatedCompletionAt(
+  row: Pick<TaskRow, 'status' | 'submitStartedAt' | 'createdAt'>,
+  durations: DurationSummary | null | undefined,
+  now = Date.now(),
+): number | null {
+  if (!durations) return null;
+  const since = row.status === 'processing' && row.submitStartedAt ? row.submitStartedAt.getTime() : now;
+  const elapsed = Math.max(0, now - since);
+  const done = durations.cdf(elapsed);
+  const at =
+    done >= 0.999
+      ? now + Math.max(1_000, durations.meanMs * 0.05)
+      : since + durations.quantileMs(done + (1 - done) / 2);
+  return Math.ceil(Math.max(at, now) / 1000);
+}
+
+/** One published move: who owns the task, its event id, and its serialized task object. */
+export interface TaskEvent {
+  accountId: string;
+  taskId: string;
+  eventId: number;
+  json: string;
+}
+
+/** `accountId \n taskId \n eventId \n json`: cheap to split, the task object ready to send as is. */
+export function encodeTaskEvent(e: TaskEvent): string {
+  return `${e.accountId}\n${e.taskId}\n${e.eventId}\n${e.json}`;
+}
+
+export function decodeTaskEvent(message: string): TaskEvent | null {
+  const a = message.indexOf('\n');
+  const b = a < 0 ? -1 : message.indexOf('\n', a + 1);
+  const c = b < 0 ? -1 : message.indexOf('\n', b + 1);
+  if (c < 0) return null;
+  const eventId = Number(message.slice(b + 1, c));
+  if (!Number.isInteger(eventId)) return null;
+  return {
+    accountId: message.slice(0, a),
+    taskId: message.slice(a + 1, b),
+    eventId,
+    json: message.slice(c + 1),
+  };
+}
+
+/** The event of a row as it is now, with its completion estimate when `durations` are given. */
+export function taskEventOf(row: TaskRow, durations?: DurationSummary | null): TaskEvent {
+  const estimate =
+    row.status === 'succeeded' || row.status === 'failed' ? undefined : estimatedCompletionAt(row, durations);
+  return {
+    accountId: row.accountId,
+    taskId: row.id,
+    eventId: taskEventId(row),
+    json: JSON.stringify(toTaskObject(row, { estimate })),
+  };
+}
+
+/**
+ * Publishes every move of a task (start, progress, end) for the API replicas' event streams and
+ * caches. Fire and forget: a lost message costs a stream at most its resync interval.
+ */
+export class TaskEventPublisher {
+  private readonly channel: string;
+
+  constructor(
+    private readonly redis: RedisClient,
+    prefix: string,
+    private readonly durations?: TaskDurations,
+  ) {
+    this.channel = taskEventsChannel(prefix);
+  }
+
+  publish(row: TaskRow): void {
+    const summary = this.durations?.peek(row.model);
+    this.redis.publish(this.channel, encodeTaskEvent(taskEventOf(row, summary))).catch(() => {});
+  }
+}
