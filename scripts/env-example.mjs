@@ -163,7 +163,13 @@ export async function renderEnvExample() {
     lines.push('', `# ---- ${key} ----`);
     for (const v of groups.get(key).sort((a, b) => a.name.localeCompare(b.name))) {
       let doc = v.doc ?? docs[v.name] ?? FALLBACK_MEANINGS[v.name] ?? '(no description)';
-      const text = (d) => (d === undefined ? '' : String(d));
+      // a default that is a path inside this checkout is shown relative to it, so the file is
+      // the same in every clone
+      const text = (d) => {
+        if (d === undefined) return '';
+        const t = String(d);
+        return t === root || t.startsWith(`${root}${path.sep}`) ? path.relative(root, t) : t;
+      };
       if (new Set(v.defaults.map(text)).size > 1) {
         doc += ` (default: ${v.users.map((u, i) => `${u} ${text(v.defaults[i]) || 'unset'}`).join(', ')})`;
       }

@@ -105,6 +105,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/videos/{taskId}/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Server-Sent Events: the task object at once and on every move, ending after the terminal state; resumable with Last-Event-ID */
+    get: operations['getV1VideosTaskIdEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/videos/{taskId}/cancel': {
     parameters: {
       query?: never;
@@ -1165,6 +1182,8 @@ export interface components {
       /** @description Unix seconds */
       updated_at: number;
       completed_at: number | null;
+      /** @description an unfinished task: when it will likely finish, from the durations learned for its model; null while unknown */
+      estimated_completion_at?: number | null;
       /** @description present when succeeded and until expires_at: a signed link of the gateway, no key needed */
       video_url?: string;
       /** @description the first frame (JPEG), signed like video_url */
@@ -1580,6 +1599,8 @@ export interface components {
       /** @description Unix seconds */
       updated_at: number;
       completed_at: number | null;
+      /** @description an unfinished task: when it will likely finish, from the durations learned for its model; null while unknown */
+      estimated_completion_at?: number | null;
       /** @description present when succeeded and until expires_at: a signed link of the gateway, no key needed */
       video_url?: string;
       /** @description the first frame (JPEG), signed like video_url */
@@ -1953,6 +1974,55 @@ export interface operations {
       };
       /** @description the task is pending or processing */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getV1VideosTaskIdEvents: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        taskId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description an event stream: `id: <state number>` and `data: <the task object>` per event, comment lines as heartbeats */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': string;
+        };
+      };
+      /** @description no such task for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description too many open event streams for this key */
+      429: {
         headers: {
           [name: string]: unknown;
         };
