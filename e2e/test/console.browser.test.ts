@@ -1,9 +1,10 @@
 /// <reference lib="dom" />
-import OpenAI from 'openai';
-import { Webhook } from 'standardwebhooks';
-import type { Browser, BrowserContext } from 'playwright-core';
+
 import path from 'node:path';
 import { freePort, type RunningProcess, startProcess, waitFor } from '@mediagate/shared/testing';
+import OpenAI from 'openai';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
 import {
   collectErrors,
   hasChromium,
@@ -134,6 +135,10 @@ describeBrowser('the web console in a browser', () => {
     await page.goto(`${stack.apiUrl}/`);
     await page.waitForURL(/\/login/);
     await page.getByRole('link', { name: /Sign up/ }).click();
+    // the sign-up page loads on demand: until it shows, the sign-in form (with its own E-mail
+    // field) is still on the page
+    await page.waitForURL(/\/signup/);
+    await page.getByRole('heading', { name: 'Create an account' }).waitFor();
     await page.getByLabel('E-mail').fill(USER.email);
     await page.getByLabel(/^Password$/).fill('short');
     await page.getByLabel(/^Password$/).fill(USER.password);
