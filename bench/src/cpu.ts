@@ -1,6 +1,6 @@
 import { execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import type { Database } from '@mediagate/shared';
+import type { Database } from '@mediagate/shared/db';
 
 const TICKS = (() => {
   try {
@@ -10,12 +10,17 @@ const TICKS = (() => {
   }
 })();
 
-/** user + system CPU of a process so far, in ms (0 once it is gone) */
-function cpuMs(pid: number): number {
+/**
+ * user + system CPU of a process so far, in ms (0 once it is gone); with `children`, that of its
+ * child processes that have exited instead (e.g. the ffmpeg runs that make thumbnails)
+ */
+function cpuMs(pid: number, children = false): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
+    // utime, stime, cutime, cstime
+    const [user, system] = children ? [fields[13], fields[14]] : [fields[11], fields[12]];
+    return ((Number(user) + Number(system)) * 1000) / TICKS;
   } catch {
     return 0;
   }
@@ -27,24 +32,27 @@ export interface CpuSnapshot {
 }
 
 /**
- * CPU time per group of processes: the gateway's processes by name, this bench process, and the
- * Postgres backends connected to the scenario's database (pg_stat_activity). Redis is shared with
- * other users of the machine and is not counted.
+ * CPU time per group of processes: the gateway's processes by name, the child processes they ran
+ * (`children`: ffmpeg), this bench process, and the Postgres backends connected to the scenario's
+ * database (pg_stat_activity).
  */
 export async function cpuSnapshot(
   procs: Array<{ name: string; pid: number }>,
   database: Database,
 ): Promise<CpuSnapshot> {
   const byGroup = new Map<string, Map<number, number>>();
-  const add = (group: string, pid: number) => {
+  const add = (group: string, pid: number, children = false) => {
     let g = byGroup.get(group);
     if (!g) {
       g = new Map();
       byGroup.set(group, g);
     }
-    g.set(pid, cpuMs(pid));
+    g.set(pid, cpuMs(pid, children));
   };
-  for (const p of procs) add(p.name.replace(/-\d+$/, ''), p.pid);
+  for (const p of procs) {
+    add(p.name.replace(/-\d+$/, ''), p.pid);
+    add('children', p.pid, true);
+  }
   const { rows } = await database.pool.query<{ pid: number }>(
     `select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
   );
@@ -67,5 +75,53 @@ export async function cpuBetween(
   }
   const bench = process.cpuUsage(before.bench);
   out.set('bench', (bench.user + bench.system) / 1000);
+  return out;
+}
+
+/** CPU ms of one process so far (exported for processes outside the group, e.g. redis-server). */
+export const processCpuMs = cpuMs;
+
+/** calls per Redis command so far (`INFO commandstats`) */
+export async function redisCommandCounts(redis: {
+  info: (section: string) => Promise<string>;
+}): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const line of (await redis.info('commandstats')).split('\n')) {
+    const m = /^cmdstat_([^:]+):calls=(\d+)/.exec(line.trim());
+    if (m) out.set(m[1]!, Number(m[2]));
+  }
+  return out;
+}
+
+export function countsBetween(before: Map<string, number>, after: Map<string, number>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [k, v] of after) {
+    const d = v - (before.get(k) ?? 0);
+    if (d > 0) out.set(k, d);
+  }
+  return out;
+}
+
+/** the scenario database's commits, rollbacks and row counters so far (`pg_stat_database`) */
+export async function postgresCounts(database: Database): Promise<Map<string, number>> {
+  // the statistics of the current transaction are cached: read them fresh
+  await database.pool.query('select pg_stat_clear_snapshot()');
+  const { rows } = await database.pool.query<Record<string, string>>(
+    `select xact_commit, xact_rollback, tup_returned, tup_fetched, tup_inserted, tup_updated, tup_deleted
+       from pg_stat_database where datname = current_database()`,
+  );
+  const out = new Map(Object.entries(rows[0] ?? {}).map(([k, v]) => [k, Number(v)]));
+  // per table: sequential scans and the rows they read, index scans
+  const tables = await database.pool.query<{
+    relname: string;
+    seq_scan: string;
+    seq_tup_read: string;
+    idx_scan: string;
+  }>(`select relname, seq_scan, seq_tup_read, coalesce(idx_scan, 0) as idx_scan from pg_stat_user_tables`);
+  for (const t of tables.rows) {
+    out.set(`${t.relname}.seq_scan`, Number(t.seq_scan));
+    out.set(`${t.relname}.seq_tup_read`, Number(t.seq_tup_read));
+    out.set(`${t.relname}.idx_scan`, Number(t.idx_scan));
+  }
   return out;
 }

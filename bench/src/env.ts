@@ -1,12 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { createAccount, createDatabase, createRedis, type Database, usdToMicro } from '@mediagate/shared';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createAccount } from '@mediagate/shared/accounts';
+import { usdToMicro } from '@mediagate/shared/billing';
+import { createDatabase, type Database } from '@mediagate/shared/db';
+import { createRedis, type RedisClient } from '@mediagate/shared/queue';
 import {
   createTestDatabase,
-  processGroup,
   type ProcessGroup,
+  processGroup,
   testServiceUrls,
 } from '@mediagate/shared/testing';
-import type { RedisClient } from '@mediagate/shared';
 
 /** One scenario's world: a fresh database and queue prefix, its processes, and an account with money. */
 export interface BenchEnv {
@@ -23,13 +28,19 @@ export interface BenchEnv {
   close: () => Promise<void>;
 }
 
-export async function benchEnv(extraEnv: Record<string, string> = {}): Promise<BenchEnv> {
-  const { redisUrl } = await testServiceUrls();
+export async function benchEnv(
+  extraEnv: Record<string, string> = {},
+  opts: { redisUrl?: string } = {},
+): Promise<BenchEnv> {
+  const redisUrl = opts.redisUrl ?? (await testServiceUrls()).redisUrl;
   const db = await createTestDatabase();
   const prefix = `{bench-${randomUUID().slice(0, 8)}}`;
   const database = createDatabase(db.url, { max: 20 });
   const redis = createRedis(redisUrl, 'worker');
+  // the copies of succeeded videos and their thumbnails: in a directory of the scenario's own
+  const mediaDir = mkdtempSync(path.join(os.tmpdir(), 'mediagate-bench-media-'));
   const env = {
+    MEDIA_DIR: mediaDir,
     DATABASE_URL: db.url,
     REDIS_URL: redisUrl,
     QUEUE_PREFIX: prefix,
@@ -70,6 +81,7 @@ export async function benchEnv(extraEnv: Record<string, string> = {}): Promise<B
       redis.disconnect();
       await database.close();
       await db.drop();
+      rmSync(mediaDir, { recursive: true, force: true });
     },
   };
 }

@@ -18,6 +18,8 @@ export async function httpLoad(opts: {
   connections: number;
   durationSec?: number;
   amount?: number;
+  /** requests per second over all connections (a fixed offered rate); unlimited when absent */
+  overallRate?: number;
   /** a request path per call, to spread reads over many rows */
   pathFor?: () => string;
 }): Promise<LoadResult> {
@@ -27,6 +29,7 @@ export async function httpLoad(opts: {
     headers: opts.headers,
     body: opts.body,
     connections: opts.connections,
+    ...(opts.overallRate ? { overallRate: opts.overallRate } : {}),
     ...(opts.amount === undefined ? { duration: opts.durationSec ?? 10 } : { amount: opts.amount }),
     requests: opts.pathFor
       ? [

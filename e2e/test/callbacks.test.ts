@@ -1,7 +1,6 @@
-import { createCallbacksQueue } from '@mediagate/shared';
-import { waitFor } from '@mediagate/shared/testing';
+import { createCallbacksQueue } from '@mediagate/shared/queue';
+import { headersOf, type Reply, startReceiver, waitFor } from '@mediagate/shared/testing';
 import { Webhook } from 'standardwebhooks';
-import { headersOf, type Reply, startReceiver } from './receiver';
 import { type Stack, startStack, VIDEO_REQUEST } from './stack';
 
 /**

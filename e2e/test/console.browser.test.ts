@@ -1,7 +1,16 @@
 /// <reference lib="dom" />
 
 import path from 'node:path';
-import { freePort, type RunningProcess, startProcess, waitFor } from '@mediagate/shared/testing';
+import {
+  freePort,
+  headersOf,
+  type RunningProcess,
+  startProcess,
+  startReceiver,
+  startTestSmtp,
+  type TestSmtp,
+  waitFor,
+} from '@mediagate/shared/testing';
 import OpenAI from 'openai';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
@@ -13,8 +22,6 @@ import {
   screenshot,
   WIDTHS,
 } from './console/browser';
-import { startTestSmtp, type TestSmtp } from './console/smtp';
-import { headersOf, startReceiver } from './receiver';
 import { type Stack, startStack } from './stack';
 
 // The web console in a real browser (Debian's Chromium driven by playwright-core) against the
@@ -94,7 +101,8 @@ describeBrowser('the web console in a browser', () => {
         ADMIN_EMAIL: ADMIN.email,
         ADMIN_PASSWORD: ADMIN.password,
         SSRF_ALLOW_CIDRS: '127.0.0.0/8,::1',
-        VERIFICATION_RESEND_COOLDOWN_MS: '2000',
+        // long enough that a loaded machine still sees the resend button disabled right after sending
+        VERIFICATION_RESEND_COOLDOWN_MS: '6000',
         CALLBACK_RETRY_SCHEDULE: '1s',
         ...keys.merchant,
         ALIPAY_GATEWAY: `${paysimUrl}/gateway.do`,
@@ -142,7 +150,11 @@ describeBrowser('the web console in a browser', () => {
     await page.getByLabel('E-mail').fill(USER.email);
     await page.getByLabel(/^Password$/).fill('short');
     await page.getByLabel(/^Password$/).fill(USER.password);
-    await expect(page.getByTestId('password-strength').textContent()).resolves.toMatch(/Good|Strong/);
+    // the meter follows the form's value a render after the input event: wait for it, do not read once
+    await page
+      .getByTestId('password-strength')
+      .filter({ hasText: /Good|Strong/ })
+      .waitFor();
     await page.getByLabel('Password again').fill(USER.password);
     await page.getByRole('button', { name: 'Send the verification code' }).click();
     await page.getByText(`We sent a 6-digit code to ${USER.email}`).waitFor();
@@ -150,7 +162,7 @@ describeBrowser('the web console in a browser', () => {
     expect(await resend.isDisabled()).toBe(true);
     await screenshot(page, 'signup-code');
     // the cool-down ends, a new code is sent, and only the newest works
-    await page.getByRole('button', { name: 'Send a new code', exact: true }).click({ timeout: 10_000 });
+    await page.getByRole('button', { name: 'Send a new code', exact: true }).click({ timeout: 20_000 });
     await page.getByText('A new code is on its way.').waitFor();
     const code = await smtp.codeFor(USER.email, 1);
     await page.getByLabel('Verification code').fill(code);

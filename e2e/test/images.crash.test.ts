@@ -1,4 +1,6 @@
-import { chargeForCall, createDatabase, findLedgerMismatches, newImageCallId } from '@mediagate/shared';
+import { chargeForCall, findLedgerMismatches } from '@mediagate/shared/billing';
+import { createDatabase } from '@mediagate/shared/db';
+import { newImageCallId } from '@mediagate/shared/ids';
 import { waitFor } from '@mediagate/shared/testing';
 import { type Stack, startStack } from './stack';
 

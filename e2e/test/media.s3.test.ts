@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { buffer } from 'node:stream/consumers';
-import { videoKey } from '@mediagate/shared';
+import { videoKey } from '@mediagate/shared/media';
 import { startTestS3Server, type TestS3Server, waitFor } from '@mediagate/shared/testing';
 import { type Stack, startStack, VIDEO_REQUEST } from './stack';
 

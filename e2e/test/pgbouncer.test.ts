@@ -1,4 +1,5 @@
-import { createDatabase, getTask } from '@mediagate/shared';
+import { createDatabase } from '@mediagate/shared/db';
+import { getTask } from '@mediagate/shared/tasks';
 import { createTestDatabase } from '@mediagate/shared/testing';
 import { type OwnService, startPgBouncer } from './scale-services';
 

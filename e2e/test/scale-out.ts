@@ -1,7 +1,6 @@
-import { processGroup, waitFor } from '@mediagate/shared/testing';
+import { headersOf, processGroup, type Receiver, startReceiver, waitFor } from '@mediagate/shared/testing';
 import { Webhook } from 'standardwebhooks';
 import { checkNothingLost } from './drills/checks';
-import { headersOf, type Receiver, startReceiver } from './receiver';
 import { type Stack, startStack, VIDEO_REQUEST } from './stack';
 
 /** Where the stack's Redis and Postgres are reached, for one run of the scale-out proof. */
@@ -140,6 +139,7 @@ export function scaleOutSuite(services: () => Promise<ScaleOutServices>, default
       doubleCharges: 0,
       doubleRefunds: 0,
       extraSubmissions: 0,
+      unknownSubmissions: 0,
       booksOff: 0,
     });
 

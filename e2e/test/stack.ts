@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createRedis, type RedisClient } from '@mediagate/shared';
+import { createRedis, type RedisClient } from '@mediagate/shared/queue';
 import {
   createTestDatabase,
   freePort,

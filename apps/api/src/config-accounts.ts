@@ -1,4 +1,4 @@
-import { boolFromEnv, intFromEnv } from '@mediagate/shared';
+import { boolFromEnv, intFromEnv } from '@mediagate/shared/config';
 import { z } from 'zod';
 
 const optionalString = z

@@ -1,4 +1,7 @@
-import { catalogEnvSchema, imageCallEnvSchema, intFromEnv, upstreamEnvSchema } from '@mediagate/shared';
+import { catalogEnvSchema } from '@mediagate/shared/catalog';
+import { intFromEnv } from '@mediagate/shared/config';
+import { imageCallEnvSchema } from '@mediagate/shared/images';
+import { upstreamEnvSchema } from '@mediagate/shared/upstream';
 
 /**
  * Variables of images, the model catalog and the upstream channels (api). Part of the api's

@@ -1,4 +1,4 @@
-import { paymentsEnvShape } from '@mediagate/shared';
+import { paymentsEnvShape } from '@mediagate/shared/payments';
 import { z } from 'zod';
 
 const optionalString = z

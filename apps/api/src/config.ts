@@ -1,12 +1,7 @@
-import {
-  baseEnvSchema,
-  intFromEnv,
-  mediaEnvSchema,
-  metricsEnvShape,
-  refineImageCallEnv,
-  refineMediaEnv,
-  ssrfEnvSchema,
-} from '@mediagate/shared';
+import { baseEnvSchema, intFromEnv, metricsEnvShape } from '@mediagate/shared/config';
+import { refineImageCallEnv } from '@mediagate/shared/images';
+import { mediaEnvSchema, refineMediaEnv } from '@mediagate/shared/media';
+import { ssrfEnvSchema } from '@mediagate/shared/webhooks';
 import { z } from 'zod';
 import { accountsEnvShape } from './config-accounts';
 import { consoleEnvShape } from './config-console';

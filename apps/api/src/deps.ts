@@ -1,20 +1,16 @@
-import type {
-  ChannelPool,
-  DashScopeVideoClient,
-  Database,
-  ImageService,
-  Logger,
-  LruCache,
-  MediaLinkSigner,
-  MediaStorage,
-  Metrics,
-  ModelCatalog,
-  Principal,
-  QrPaymentProvider,
-  RedisClient,
-  SsrfPolicy,
-  TaskDurations,
-} from '@mediagate/shared';
+import type { Principal } from '@mediagate/shared/accounts';
+import type { ModelCatalog } from '@mediagate/shared/catalog';
+import type { Database } from '@mediagate/shared/db';
+import type { ImageService } from '@mediagate/shared/images';
+import type { Logger } from '@mediagate/shared/log';
+import type { LruCache } from '@mediagate/shared/lru';
+import type { MediaLinkSigner, MediaStorage } from '@mediagate/shared/media';
+import type { Metrics } from '@mediagate/shared/metrics';
+import type { QrPaymentProvider } from '@mediagate/shared/payments';
+import type { RedisClient } from '@mediagate/shared/queue';
+import type { TaskDurations } from '@mediagate/shared/tasks';
+import type { ChannelPool, DashScopeVideoClient } from '@mediagate/shared/upstream';
+import type { SsrfPolicy } from '@mediagate/shared/webhooks';
 import type { Queue } from 'bullmq';
 import type { ApiConfig } from './config';
 import type { AccountsConfig } from './config-accounts';

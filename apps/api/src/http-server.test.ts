@@ -1,5 +1,5 @@
 import net, { type AddressInfo } from 'node:net';
-import { loadConfig } from '@mediagate/shared';
+import { loadConfig } from '@mediagate/shared/config';
 import { startTestApi, type TestApi } from '../test/harness';
 import { buildApp } from './app';
 import { apiEnvSchema } from './config';

@@ -1,5 +1,7 @@
 import type { AddressInfo } from 'node:net';
-import { createRedis, LruCache, type Principal } from '@mediagate/shared';
+import type { Principal } from '@mediagate/shared/accounts';
+import { LruCache } from '@mediagate/shared/lru';
+import { createRedis } from '@mediagate/shared/queue';
 import { testServiceUrls, waitFor } from '@mediagate/shared/testing';
 import { consoleAccount, consoleCall } from '../test/console';
 import { call, startTestApi, type TestApi } from '../test/harness';
@@ -35,7 +37,7 @@ beforeAll(async () => {
       },
     });
   }
-  const { ensureAdminAccount } = await import('@mediagate/shared');
+  const { ensureAdminAccount } = await import('@mediagate/shared/accounts');
   await ensureAdminAccount(api.database.db, { email: 'ops@example.test', password: 'operator-password' });
   const res = await call(api, 'POST', '/console/api/login', {
     json: { email: 'ops@example.test', password: 'operator-password' },
@@ -123,7 +125,7 @@ describe('key revocation reaches every replica at once', () => {
   });
 
   it('without an announcement (Redis away), a replica refuses the key once its entry expires', async () => {
-    const { revokeApiKey } = await import('@mediagate/shared');
+    const { revokeApiKey } = await import('@mediagate/shared/accounts');
     const authCache = new LruCache<string, Principal>(100, 300);
     const server = buildApp({ ...api.deps, authCache }).listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));

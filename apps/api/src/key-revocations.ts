@@ -1,13 +1,13 @@
-import type { RedisClient } from '@mediagate/shared';
 import {
   announceKeyRevocation,
   type KeyRevocation,
   keyRevocationChannel,
-  type Logger,
-  type LruCache,
   type Principal,
   parseKeyRevocation,
-} from '@mediagate/shared';
+} from '@mediagate/shared/accounts';
+import type { Logger } from '@mediagate/shared/log';
+import type { LruCache } from '@mediagate/shared/lru';
+import type { RedisClient } from '@mediagate/shared/queue';
 
 /** Drops the cached principals a change concerns (this replica only). */
 export function forgetKeys(cache: LruCache<string, Principal> | undefined, what: KeyRevocation): void {

@@ -1,4 +1,4 @@
-import { ApiError } from '@mediagate/shared';
+import { ApiError } from '@mediagate/shared/errors';
 import type { Request } from 'express';
 import { principalOf } from './middleware/auth';
 

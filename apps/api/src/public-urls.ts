@@ -1,4 +1,5 @@
-import { ApiError, assertPublicUrl, isSsrfError, type SsrfPolicy } from '@mediagate/shared';
+import { ApiError } from '@mediagate/shared/errors';
+import { assertPublicUrl, isSsrfError, type SsrfPolicy } from '@mediagate/shared/webhooks';
 
 /**
  * Creation-time SSRF check of the URLs of a request that the gateway (or an upstream on its

@@ -1,26 +1,19 @@
 // First: starts tracing, which instruments the modules loaded after it.
 import './tracing';
 import type { Server } from 'node:http';
-import {
-  createCallbacksQueue,
-  createDatabase,
-  createLogger,
-  createMediaLinkSigner,
-  createMediaStorage,
-  createMetrics,
-  createQrPaymentProviders,
-  createRedis,
-  createSsrfPolicy,
-  createVideoQueue,
-  ensureAdminAccount,
-  exitOnStartupError,
-  LruCache,
-  loadCatalog,
-  loadConfig,
-  onShutdown,
-  type Principal,
-  TaskDurations,
-} from '@mediagate/shared';
+import { ensureAdminAccount, type Principal } from '@mediagate/shared/accounts';
+import { loadCatalog } from '@mediagate/shared/catalog';
+import { loadConfig } from '@mediagate/shared/config';
+import { createDatabase } from '@mediagate/shared/db';
+import { createLogger } from '@mediagate/shared/log';
+import { LruCache } from '@mediagate/shared/lru';
+import { createMediaLinkSigner, createMediaStorage } from '@mediagate/shared/media';
+import { createMetrics } from '@mediagate/shared/metrics';
+import { createQrPaymentProviders } from '@mediagate/shared/payments';
+import { closeHttpServer, exitOnStartupError, onShutdown } from '@mediagate/shared/process';
+import { createCallbacksQueue, createRedis, createVideoQueue } from '@mediagate/shared/queue';
+import { TaskDurations } from '@mediagate/shared/tasks';
+import { createSsrfPolicy } from '@mediagate/shared/webhooks';
 import { buildApp } from './app';
 import { apiEnvSchema } from './config';
 import type { ApiDeps } from './deps';
@@ -163,15 +156,8 @@ function main(): void {
         await new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_DELAY_MS));
       }
       taskEvents.closeStreams();
-      await new Promise<void>((resolve) => {
-        metricsServer?.close();
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        setTimeout(() => {
-          server.closeAllConnections();
-          resolve();
-        }, config.SHUTDOWN_GRACE_MS).unref();
-      });
+      metricsServer?.close();
+      await closeHttpServer(server, config.SHUTDOWN_GRACE_MS);
       await stopKeyListener?.();
       await taskEvents.close();
       await videoQueue.close();

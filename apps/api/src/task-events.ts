@@ -1,13 +1,13 @@
+import type { Logger } from '@mediagate/shared/log';
+import { LruCache } from '@mediagate/shared/lru';
+import type { RedisClient } from '@mediagate/shared/queue';
 import {
   decodeTaskEvent,
   encodeTaskEvent,
   isTerminalEventId,
-  type Logger,
-  LruCache,
-  type RedisClient,
   type TaskEvent,
   taskEventsChannel,
-} from '@mediagate/shared';
+} from '@mediagate/shared/tasks';
 
 export interface TaskEventHubOptions {
   /** how long an unfinished task's answer is served from memory (moves replace it at once); 0 = never */

@@ -1,14 +1,9 @@
-import {
-  ChannelPool,
-  channelsFromEnv,
-  createHttpAgent,
-  createImageService,
-  DashScopeVideoClient,
-  type Db,
-  type ImageService,
-  type Logger,
-  type Metrics,
-} from '@mediagate/shared';
+import type { Db } from '@mediagate/shared/db';
+import { createHttpAgent } from '@mediagate/shared/http';
+import { createImageService, type ImageService } from '@mediagate/shared/images';
+import type { Logger } from '@mediagate/shared/log';
+import type { Metrics } from '@mediagate/shared/metrics';
+import { ChannelPool, channelsFromEnv, DashScopeVideoClient } from '@mediagate/shared/upstream';
 import type { ApiConfig } from './config';
 
 export type UpstreamsConfig = Pick<

@@ -1,4 +1,5 @@
-import { createAccount, hashPassword, usdToMicro } from '@mediagate/shared';
+import { createAccount, hashPassword } from '@mediagate/shared/accounts';
+import { usdToMicro } from '@mediagate/shared/billing';
 import { call, type TestApi } from './harness';
 
 export const PASSWORD = 'correct horse battery';

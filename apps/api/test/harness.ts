@@ -2,29 +2,26 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { createAccount } from '@mediagate/shared/accounts';
+import { usdToMicro } from '@mediagate/shared/billing';
+import { defaultCatalog } from '@mediagate/shared/catalog';
+import { loadConfig } from '@mediagate/shared/config';
+import { errorResponse } from '@mediagate/shared/contracts';
+import { createDatabase, type Database } from '@mediagate/shared/db';
+import { createLogger } from '@mediagate/shared/log';
+import { LruCache } from '@mediagate/shared/lru';
+import { createMediaLinkSigner, LocalMediaStorage, type MediaStorage } from '@mediagate/shared/media';
+import { createMetrics } from '@mediagate/shared/metrics';
+import { createQrPaymentProviders } from '@mediagate/shared/payments';
 import {
-  createAccount,
   createCallbacksQueue,
-  createDatabase,
-  createLogger,
-  createMediaLinkSigner,
-  createMetrics,
   createRedis,
-  createSsrfPolicy,
-  createQrPaymentProviders,
   createVideoQueue,
-  type Database,
-  defaultCatalog,
-  LruCache,
-  LocalMediaStorage,
-  loadConfig,
-  type MediaStorage,
   type RedisClient,
-  type Resolver,
-  TaskDurations,
-  usdToMicro,
-} from '@mediagate/shared';
+} from '@mediagate/shared/queue';
+import { TaskDurations } from '@mediagate/shared/tasks';
 import { createTestDatabase, testQueuePrefix, testServiceUrls } from '@mediagate/shared/testing';
+import { createSsrfPolicy, type Resolver } from '@mediagate/shared/webhooks';
 import type { Queue } from 'bullmq';
 import type { Express } from 'express';
 import type IORedis from 'ioredis';
@@ -36,6 +33,7 @@ import { RateLimits, rateLimitConfig } from '../src/middleware/rate-limit';
 import { createDevPaymentProvider } from '../src/payments/provider';
 import { TaskEventHub } from '../src/task-events';
 import { createUpstreams } from '../src/upstreams';
+import { strictly } from './contract';
 
 export interface TestApi {
   url: string;
@@ -230,14 +228,13 @@ export function videoBody(overrides: Record<string, unknown> = {}): Record<strin
   };
 }
 
-/** Asserts the OpenAI error envelope and returns the error object. */
+/** Asserts the OpenAI error envelope (exactly the contract's `errorResponse`) and returns the error object. */
 export async function expectError(res: Response, status: number, code: string) {
   const body = (await res.json()) as {
     error: { message: string; type: string; code: string; param: string | null };
   };
   expect({ status: res.status, code: body.error?.code }).toEqual({ status, code });
-  expect(typeof body.error.message).toBe('string');
-  expect(typeof body.error.type).toBe('string');
+  expect(strictly(errorResponse).safeParse(body).error?.issues ?? []).toEqual([]);
   return body.error;
 }
 

@@ -1,4 +1,4 @@
-import { getAccount } from '@mediagate/shared';
+import { getAccount } from '@mediagate/shared/accounts';
 import { type RunningSim, startUpstreamSim } from '@mediagate/shared/testing';
 import type { ApiConfig } from '../src/config';
 import { startTestApi, type TestApi } from './harness';

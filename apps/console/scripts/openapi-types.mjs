@@ -9,10 +9,10 @@ const require = createRequire(import.meta.url);
 
 /** The OpenAPI document of the built API (`@mediagate/api` dist), as GET /openapi.json answers it. */
 export function apiDocument() {
-  const { routeContracts } = require('@mediagate/api/dist/openapi/contracts.js');
-  const { buildOpenApiDocument } = require('@mediagate/api/dist/openapi/document.js');
-  const { defaultCatalog } = require('@mediagate/shared');
-  return buildOpenApiDocument(routeContracts({ catalog: defaultCatalog() }), { version: '1' });
+  const { routes } = require('@mediagate/api/dist/routes.js');
+  const { openApiDocument } = require('@mediagate/api/dist/routes/docs.js');
+  const { defaultCatalog } = require('@mediagate/shared/catalog');
+  return openApiDocument(routes, { catalog: defaultCatalog() });
 }
 
 const ROOT = path.join(import.meta.dirname, '..', '..', '..');

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createQrPaymentProviders, loadConfig, paymentsEnvShape } from '@mediagate/shared';
+import { loadConfig } from '@mediagate/shared/config';
+import { createQrPaymentProviders, paymentsEnvShape } from '@mediagate/shared/payments';
 import express from 'express';
 import { z } from 'zod';
 import { buildPaymentSim, generatePaymentKeys, paySimEnvSchema, RETRY_SCHEDULES } from './app';

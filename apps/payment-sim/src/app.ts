@@ -1,9 +1,9 @@
 import { createPrivateKey, createPublicKey, type KeyObject, randomBytes, randomUUID } from 'node:crypto';
+import type { Logger } from '@mediagate/shared/log';
 import {
   alipayResponseBody,
   alipayTime,
   fenToYuan,
-  type Logger,
   signAlipayNotification,
   verifyAlipayRequest,
   verifyWechatRequest,
@@ -11,7 +11,7 @@ import {
   wechatSignedHeaders,
   wechatTime,
   yuanToFen,
-} from '@mediagate/shared';
+} from '@mediagate/shared/payments';
 import express, { type Express, type Request, type Response } from 'express';
 import pino from 'pino';
 import type { PaySimConfig } from './config';

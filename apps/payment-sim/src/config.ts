@@ -1,4 +1,4 @@
-import { intFromEnv } from '@mediagate/shared';
+import { intFromEnv } from '@mediagate/shared/config';
 import { z } from 'zod';
 
 const optional = z

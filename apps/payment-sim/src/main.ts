@@ -1,5 +1,7 @@
 import type { Server } from 'node:http';
-import { createLogger, exitOnStartupError, loadConfig, onShutdown } from '@mediagate/shared';
+import { loadConfig } from '@mediagate/shared/config';
+import { createLogger } from '@mediagate/shared/log';
+import { closeHttpServer, exitOnStartupError, onShutdown } from '@mediagate/shared/process';
 import { buildPaymentSim } from './app';
 import { paySimEnvSchema } from './config';
 import { generatePaymentKeys } from './keys';
@@ -38,14 +40,7 @@ function main(): void {
   server.keepAliveTimeout = 65_000;
   onShutdown(logger, async () => {
     sim.close();
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-      setTimeout(() => {
-        server.closeAllConnections();
-        resolve();
-      }, 5_000).unref();
-    });
+    await closeHttpServer(server, 5_000);
   });
 }
 

@@ -1,4 +1,4 @@
-import type { Logger } from '@mediagate/shared';
+import type { Logger } from '@mediagate/shared/log';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler, Router } from 'express';
 import pino from 'pino';
 import * as arkImages from './ark-images';

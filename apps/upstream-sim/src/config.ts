@@ -1,4 +1,4 @@
-import { intFromEnv } from '@mediagate/shared';
+import { intFromEnv } from '@mediagate/shared/config';
 import { z } from 'zod';
 
 const DAY_MS = 24 * 60 * 60_000;

@@ -1,5 +1,7 @@
 import type { Server } from 'node:http';
-import { createLogger, exitOnStartupError, loadConfig, onShutdown } from '@mediagate/shared';
+import { loadConfig } from '@mediagate/shared/config';
+import { createLogger } from '@mediagate/shared/log';
+import { closeHttpServer, exitOnStartupError, onShutdown } from '@mediagate/shared/process';
 import { buildSimApp } from './app';
 import { simEnvSchema, timingFromConfig } from './config';
 
@@ -33,14 +35,7 @@ function main(): void {
   server.keepAliveTimeout = 65_000;
 
   onShutdown(logger, async () => {
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-      setTimeout(() => {
-        server.closeAllConnections();
-        resolve();
-      }, 5_000).unref();
-    });
+    await closeHttpServer(server, 5_000);
   });
 }
 

@@ -1,4 +1,6 @@
-import { ConfigError, imageSettleAfterMs, loadConfig } from '@mediagate/shared';
+import { loadConfig } from '@mediagate/shared/config';
+import { ConfigError } from '@mediagate/shared/errors';
+import { imageSettleAfterMs } from '@mediagate/shared/images';
 import { workerEnvSchema } from './config';
 
 describe('image settlement configuration (reconciler)', () => {

@@ -1,16 +1,10 @@
-import {
-  baseEnvSchema,
-  catalogEnvSchema,
-  imageCallEnvSchema,
-  intFromEnv,
-  mediaEnvSchema,
-  metricsEnvShape,
-  paymentsEnvShape,
-  refineImageCallEnv,
-  refineMediaEnv,
-  ssrfEnvSchema,
-  upstreamEnvSchema,
-} from '@mediagate/shared';
+import { catalogEnvSchema } from '@mediagate/shared/catalog';
+import { baseEnvSchema, intFromEnv, metricsEnvShape } from '@mediagate/shared/config';
+import { imageCallEnvSchema, refineImageCallEnv } from '@mediagate/shared/images';
+import { mediaEnvSchema, refineMediaEnv } from '@mediagate/shared/media';
+import { paymentsEnvShape } from '@mediagate/shared/payments';
+import { upstreamEnvSchema } from '@mediagate/shared/upstream';
+import { ssrfEnvSchema } from '@mediagate/shared/webhooks';
 import { z } from 'zod';
 import { callbacksEnvSchema } from './callbacks/config';
 

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createMetrics, loadConfig } from '@mediagate/shared';
+import { loadConfig } from '@mediagate/shared/config';
+import { createMetrics } from '@mediagate/shared/metrics';
 import { type Sim, startSim, startWorkerHarness, type WorkerHarness } from '../test/harness';
 import { workerEnvSchema } from './config';
 import { startHealthServer } from './http-server';

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
-import type { RedisClient } from '@mediagate/shared';
-import { bearerMatches, type Database, type Metrics, migrationsApplied } from '@mediagate/shared';
+import { type Database, migrationsApplied } from '@mediagate/shared/db';
+import { bearerMatches, type Metrics } from '@mediagate/shared/metrics';
+import type { RedisClient } from '@mediagate/shared/queue';
 
 /**
  * /healthz, /readyz and /metrics of a worker process, on their own small HTTP server bound to

@@ -1,56 +1,33 @@
 // First: starts tracing, which instruments the modules loaded after it.
 import './tracing';
+import { loadConfig } from '@mediagate/shared/config';
+import { createDatabase } from '@mediagate/shared/db';
+import { createHttpAgent } from '@mediagate/shared/http';
+import { imageSettleAfterMs } from '@mediagate/shared/images';
+import { createLogger } from '@mediagate/shared/log';
+import { createMediaStorage, MediaSourceHosts } from '@mediagate/shared/media';
+import { createMetrics } from '@mediagate/shared/metrics';
+import { createQrPaymentProviders } from '@mediagate/shared/payments';
+import { exitOnStartupError, onShutdown } from '@mediagate/shared/process';
 import {
-  ChannelPool,
-  channelsFromEnv,
   createCallbacksQueue,
-  createDatabase,
-  createHttpAgent,
-  createLogger,
-  createMediaLinkSigner,
   createMediaQueue,
-  createMediaStorage,
-  createMetrics,
-  createQrPaymentProviders,
   createRedis,
-  createSsrfPolicy,
-  createSsrfSafeAgent,
   createVideoQueue,
-  DashScopeVideoClient,
-  enqueueMediaCopy,
-  enqueueNewDeliveries,
-  enqueueTaskCallbacks,
-  exitOnStartupError,
-  imageSettleAfterMs,
-  loadCatalog,
-  loadConfig,
-  MediaSourceHosts,
-  mediaRetentionMs,
-  onShutdown,
   QUEUE_NAMES,
-  TaskDurations,
-  TaskEventPublisher,
-} from '@mediagate/shared';
-import { Worker } from 'bullmq';
+} from '@mediagate/shared/queue';
+import { channelsFromEnv } from '@mediagate/shared/upstream';
+import { createSsrfPolicy, createSsrfSafeAgent } from '@mediagate/shared/webhooks';
 import { createCallbackProcessor } from './callbacks/dispatcher';
 import { HostLimiter } from './callbacks/host-limiter';
 import { envWithArgs, workerEnvSchema } from './config';
 import { startHealthServer } from './http-server';
 import { createMediaCopyProcessor } from './media/copy-processor';
+import { startQueueWorker } from './queue-worker';
 import { startReconciler } from './reconciler';
+import { createWorkerLifecycle } from './task-lifecycle';
 import { tracing } from './tracing';
-import { PollBudget } from './video/poll-budget';
-import { AdaptivePollScheduler } from './video/poll-scheduler';
-import { createPollSweeper } from './video/poll-sweeper';
-import { createVideoProcessor } from './video/processor';
-import { UpstreamLimiter } from './video/upstream-limiter';
-
-/** the query spacing keeps this fraction of UPSTREAM_POLL_QPS unused, against network jitter */
-const POLL_HEADROOM = 0.05;
-/** a query slot further away than this is waited for as a delayed job, not in the worker */
-const MAX_ADMIT_WAIT_MS = 10_000;
-/** pages one batch-query sweep reads at most, per channel and status */
-const SWEEP_MAX_PAGES = 50;
+import { startVideoRole } from './video/role';
 
 /** Process entry of the workers: runs the roles named by --role / WORKER_ROLE. */
 async function main(): Promise<void> {
@@ -71,107 +48,28 @@ async function main(): Promise<void> {
   metrics.watchQueues(videoQueue, callbacksQueue, mediaQueue);
   const stops: Array<() => Promise<void>> = [];
   let accepting = true;
+  // Every move of a task this process makes (video role, reconciler), with what follows it.
+  const lifecycle = createWorkerLifecycle({
+    config,
+    database,
+    redis,
+    logger,
+    metrics,
+    queues: { callbacks: callbacksQueue, media: mediaQueue },
+  });
 
   if (roles.has('video')) {
-    const channels = new ChannelPool(channelsFromEnv(config), {
-      failureThreshold: config.UPSTREAM_BREAKER_FAILURES,
-      cooldownMs: config.UPSTREAM_BREAKER_COOLDOWN_MS,
+    const video = startVideoRole({
+      config,
       logger,
-    });
-    const agent = createHttpAgent({
-      connectMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
-      headersMs: config.UPSTREAM_TIMEOUT_MS,
-      bodyMs: config.UPSTREAM_TIMEOUT_MS,
-    });
-    const client = new DashScopeVideoClient(agent);
-    const adaptive = config.VIDEO_POLL_SCHEDULER === 'adaptive';
-    const sweeping = adaptive && config.VIDEO_POLL_SWEEP_INTERVAL_MS > 0;
-    const budget = new PollBudget(redis, config.QUEUE_PREFIX, {
-      queriesPerSecond: config.UPSTREAM_POLL_QPS,
-      plannedShare: config.VIDEO_POLL_PLANNED_SHARE ?? (sweeping ? 0.25 : 1),
-      headroom: POLL_HEADROOM,
-    });
-    const durations = new TaskDurations(redis, config.QUEUE_PREFIX);
-    const polls = adaptive
-      ? new AdaptivePollScheduler(
-          budget,
-          durations,
-          {
-            fallbackMs: sweeping ? config.VIDEO_POLL_MAX_INTERVAL_MS : config.VIDEO_POLL_INTERVAL_MS,
-            minIntervalMs: config.VIDEO_POLL_MIN_INTERVAL_MS,
-            maxIntervalMs: config.VIDEO_POLL_MAX_INTERVAL_MS,
-            pollsPerSpread: config.VIDEO_POLL_SPREAD_POLLS,
-            firstQuantile: sweeping ? 0.95 : 0.05,
-            maxAdmitWaitMs: MAX_ADMIT_WAIT_MS,
-          },
-          logger,
-        )
-      : undefined;
-    const processor = createVideoProcessor({
       database,
-      client,
-      polls,
-      events: new TaskEventPublisher(redis, config.QUEUE_PREFIX, durations),
-      catalog: loadCatalog(config.MODEL_CATALOG_FILE),
-      channels,
-      limiter: new UpstreamLimiter(redis, config.QUEUE_PREFIX, {
-        submitPerSecond: config.UPSTREAM_SUBMIT_RPS,
-        pollPerSecond: config.UPSTREAM_POLL_QPS,
-      }),
-      logger,
-      config: {
-        pollIntervalMs: config.VIDEO_POLL_INTERVAL_MS,
-        retryBaseMs: config.UPSTREAM_RETRY_BASE_MS,
-        retryMaxMs: config.UPSTREAM_RETRY_MAX_MS,
-      },
-      callbacks: {
-        enqueueForTask: (taskId) => enqueueTaskCallbacks(database.db, callbacksQueue, taskId),
-        enqueueNew: (deliveryIds) => enqueueNewDeliveries(callbacksQueue, deliveryIds),
-      },
+      redis,
+      queue: videoQueue,
+      lifecycle,
       metrics,
-      media: {
-        linksFor: (taskId, completedAt) =>
-          signer.linksFor(taskId, new Date(completedAt.getTime() + mediaRetentionMs(config))),
-        copy: (taskId) => enqueueMediaCopy(mediaQueue, taskId),
-      },
-    });
-    const workerConnection = createRedis(config.REDIS_URL, 'worker', { cluster: config.REDIS_CLUSTER });
-    const signer = createMediaLinkSigner(config);
-    const worker = new Worker(QUEUE_NAMES.video, processor, {
-      connection: workerConnection,
-      prefix: config.QUEUE_PREFIX,
-      concurrency: config.VIDEO_CONCURRENCY,
-      lockDuration: config.VIDEO_LOCK_DURATION_MS,
       telemetry: tracing.bullmq,
-      stalledInterval: config.VIDEO_LOCK_DURATION_MS,
     });
-    worker.on('failed', (job, err) => logger.error({ err, taskId: job?.id }, 'video job run failed'));
-    if (sweeping) {
-      const sweeper = createPollSweeper({
-        database,
-        redis,
-        queue: videoQueue,
-        client,
-        channels,
-        budget,
-        logger,
-        config: {
-          intervalMs: config.VIDEO_POLL_SWEEP_INTERVAL_MS,
-          pageSize: config.VIDEO_POLL_SWEEP_PAGE_SIZE,
-          maxPages: SWEEP_MAX_PAGES,
-          prefix: config.QUEUE_PREFIX,
-        },
-      });
-      sweeper.start();
-      stops.push(sweeper.stop);
-    }
-    worker.on('error', (err) => logger.error({ err }, 'video worker error'));
-    stops.push(async () => {
-      await worker.close();
-      workerConnection.disconnect();
-      await agent.close();
-    });
-    logger.info({ concurrency: config.VIDEO_CONCURRENCY }, 'video worker started');
+    stops.push(() => video.close());
 
     // Copies of succeeded videos into storage: their own queue, so a slow download never holds
     // up the terminal moves.
@@ -209,19 +107,16 @@ async function main(): Promise<void> {
         ffmpegPath: config.FFMPEG_PATH,
       },
     });
-    const mediaConnection = createRedis(config.REDIS_URL, 'worker', { cluster: config.REDIS_CLUSTER });
-    const mediaWorker = new Worker(QUEUE_NAMES.media, copyProcessor, {
-      connection: mediaConnection,
-      prefix: config.QUEUE_PREFIX,
+    const mediaWorker = startQueueWorker(QUEUE_NAMES.media, copyProcessor, {
+      config,
+      logger,
+      label: 'media copy',
+      idField: 'jobId',
       concurrency: config.MEDIA_COPY_CONCURRENCY,
-      lockDuration: config.VIDEO_LOCK_DURATION_MS,
-      stalledInterval: config.VIDEO_LOCK_DURATION_MS,
+      lockDurationMs: config.VIDEO_LOCK_DURATION_MS,
     });
-    mediaWorker.on('failed', (job, err) => logger.error({ err, jobId: job?.id }, 'media copy job failed'));
-    mediaWorker.on('error', (err) => logger.error({ err }, 'media worker error'));
     stops.push(async () => {
       await mediaWorker.close();
-      mediaConnection.disconnect();
       await mediaAgent.close();
       await mediaPublicAgent.close();
     });
@@ -239,7 +134,7 @@ async function main(): Promise<void> {
       callbacksQueue,
       logger,
       metrics,
-      events: new TaskEventPublisher(redis, config.QUEUE_PREFIX),
+      lifecycle,
       media: { storage, mediaQueue },
       topUps: { providers: createQrPaymentProviders(config), afterMs: config.TOPUP_RECONCILE_AFTER_MS },
       config: {
@@ -283,20 +178,17 @@ async function main(): Promise<void> {
       },
       metrics,
     });
-    const workerConnection = createRedis(config.REDIS_URL, 'worker', { cluster: config.REDIS_CLUSTER });
-    const worker = new Worker(QUEUE_NAMES.callbacks, processor, {
-      connection: workerConnection,
-      prefix: config.QUEUE_PREFIX,
+    const worker = startQueueWorker(QUEUE_NAMES.callbacks, processor, {
+      config,
+      logger,
+      label: 'callback',
+      idField: 'deliveryId',
       concurrency: config.CALLBACK_CONCURRENCY,
-      lockDuration: config.CALLBACK_LOCK_DURATION_MS,
+      lockDurationMs: config.CALLBACK_LOCK_DURATION_MS,
       telemetry: tracing.bullmq,
-      stalledInterval: config.CALLBACK_LOCK_DURATION_MS,
     });
-    worker.on('failed', (job, err) => logger.error({ err, deliveryId: job?.id }, 'callback job run failed'));
-    worker.on('error', (err) => logger.error({ err }, 'callbacks worker error'));
     stops.push(async () => {
       await worker.close();
-      workerConnection.disconnect();
       await agent.close();
     });
     logger.info(

@@ -1,15 +1,10 @@
-import {
-  chargeForCall,
-  createLogger,
-  createMetrics,
-  createRedis,
-  findLedgerMismatches,
-  getAccount,
-  getTask,
-  newImageCallId,
-  QUEUE_NAMES,
-  settleImageCall,
-} from '@mediagate/shared';
+import { getAccount } from '@mediagate/shared/accounts';
+import { chargeForCall, findLedgerMismatches, settleImageCall } from '@mediagate/shared/billing';
+import { newImageCallId } from '@mediagate/shared/ids';
+import { createLogger } from '@mediagate/shared/log';
+import { createMetrics } from '@mediagate/shared/metrics';
+import { createRedis, QUEUE_NAMES } from '@mediagate/shared/queue';
+import { getTask } from '@mediagate/shared/tasks';
 import { testServiceUrls, waitFor } from '@mediagate/shared/testing';
 import { UnrecoverableError, Worker } from 'bullmq';
 import { type Sim, startSim, startWorkerHarness, type WorkerHarness } from '../test/harness';

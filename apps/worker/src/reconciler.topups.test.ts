@@ -1,17 +1,12 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildPaymentSim, generatePaymentKeys, paySimEnvSchema } from '@mediagate/payment-sim';
-import {
-  createLogger,
-  createQrPaymentProviders,
-  findLedgerMismatches,
-  getAccount,
-  getTopUpOrder,
-  insertTopUpOrder,
-  loadConfig,
-  newTopUpOrderId,
-  paymentsEnvShape,
-} from '@mediagate/shared';
+import { getAccount } from '@mediagate/shared/accounts';
+import { findLedgerMismatches, getTopUpOrder, insertTopUpOrder } from '@mediagate/shared/billing';
+import { loadConfig } from '@mediagate/shared/config';
+import { newTopUpOrderId } from '@mediagate/shared/ids';
+import { createLogger } from '@mediagate/shared/log';
+import { createQrPaymentProviders, paymentsEnvShape } from '@mediagate/shared/payments';
 import { waitFor } from '@mediagate/shared/testing';
 import { z } from 'zod';
 import { startWorkerHarness, type WorkerHarness } from '../test/harness';

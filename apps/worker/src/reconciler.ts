@@ -1,24 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { RedisClient } from '@mediagate/shared';
-import {
-  type Database,
-  deleteExpiredIdempotencyKeys,
-  enqueueDelivery,
-  enqueueTaskCallbacks,
-  enqueueVideoTask,
-  failTask,
-  type Logger,
-  listActiveTasks,
-  listDueDeliveries,
-  type Metrics,
-  type QrPaymentProvider,
-  reconcileTopUpOrders,
-  sweepUnsettledImageCalls,
-  type TaskRow,
-} from '@mediagate/shared';
+import { sweepUnsettledImageCalls } from '@mediagate/shared/billing';
+import type { Database, TaskRow } from '@mediagate/shared/db';
+import type { Logger } from '@mediagate/shared/log';
+import type { Metrics } from '@mediagate/shared/metrics';
+import { type QrPaymentProvider, reconcileTopUpOrders } from '@mediagate/shared/payments';
+import { enqueueDelivery, enqueueVideoTask, type RedisClient } from '@mediagate/shared/queue';
+import { deleteExpiredIdempotencyKeys, listActiveTasks, TaskLifecycle } from '@mediagate/shared/tasks';
+import { enqueueNewDeliveries, enqueueTaskCallbacks, listDueDeliveries } from '@mediagate/shared/webhooks';
 import type { Queue } from 'bullmq';
 import { type MediaSweepDeps, type MediaSweepResult, sweepMedia } from './media/sweep';
-import { observeTransition } from './video/observe';
 
 export interface ReconcilerDeps {
   database: Database;
@@ -30,6 +20,11 @@ export interface ReconcilerDeps {
   metrics?: Metrics;
   /** timeouts are published here (event streams, API caches) when given */
   events?: { publish: (row: TaskRow) => void };
+  /**
+   * makes the timeouts, with what follows them; default: one on `database` with `metrics`,
+   * `events` and `callbacksQueue`
+   */
+  lifecycle?: TaskLifecycle;
   logger: Logger;
   /** when given, media copies are retried, lost ones given up, and media past retention deleted */
   media?: Pick<MediaSweepDeps, 'storage' | 'mediaQueue'>;
@@ -115,6 +110,7 @@ export async function reconcileOnce(deps: ReconcilerDeps): Promise<SweepResult> 
 
 async function sweep(deps: ReconcilerDeps): Promise<{ requeued: number; expired: number }> {
   const { db } = deps.database;
+  const lifecycle = deps.lifecycle ?? lifecycleOf(deps);
   let requeued = 0;
   let expired = 0;
   let afterId: string | undefined;
@@ -126,22 +122,8 @@ async function sweep(deps: ReconcilerDeps): Promise<{ requeued: number; expired:
     const now = Date.now();
     const live = [];
     for (const task of batch) {
-      if (task.deadlineAt.getTime() <= now) {
-        const failed = await failTask(deps.database.db, task.id, {
-          code: 'timeout',
-          message: 'The task did not finish before its deadline.',
-        });
-        if (failed) {
-          observeTransition(deps.metrics, failed);
-          deps.events?.publish(failed);
-          expired += 1;
-          if (deps.callbacksQueue) {
-            await enqueueTaskCallbacks(db, deps.callbacksQueue, task.id).catch((err: unknown) =>
-              deps.logger.warn({ err, taskId: task.id }, 'callback enqueue failed; next sweep retries'),
-            );
-          }
-        }
-      } else live.push(task);
+      if (task.deadlineAt.getTime() > now) live.push(task);
+      else if (await lifecycle.timeOut(task.id)) expired += 1;
     }
     const states = await Promise.all(live.map((t) => deps.videoQueue.getJobState(t.id)));
     for (const [i, task] of live.entries()) {
@@ -155,6 +137,21 @@ async function sweep(deps: ReconcilerDeps): Promise<{ requeued: number; expired:
   }
   if (requeued || expired) deps.logger.info({ requeued, expired }, 'reconciler sweep');
   return { requeued, expired };
+}
+
+/** The moves of a reconciler given no lifecycle: on its database, counted, published and called back. */
+function lifecycleOf(deps: ReconcilerDeps): TaskLifecycle {
+  const queue = deps.callbacksQueue;
+  return new TaskLifecycle({
+    db: deps.database.db,
+    logger: deps.logger,
+    metrics: deps.metrics,
+    events: deps.events,
+    callbacks: queue && {
+      enqueueNew: (ids) => enqueueNewDeliveries(queue, ids),
+      enqueueForTask: (taskId) => enqueueTaskCallbacks(deps.database.db, queue, taskId),
+    },
+  });
 }
 
 /**

@@ -1,23 +1,18 @@
+import { createAccount } from '@mediagate/shared/accounts';
+import { usdToMicro } from '@mediagate/shared/billing';
+import { createDatabase, type Database } from '@mediagate/shared/db';
+import { newTaskId } from '@mediagate/shared/ids';
+import { createLogger } from '@mediagate/shared/log';
+import { createCallbacksQueue, createRedis, QUEUE_NAMES, type RedisClient } from '@mediagate/shared/queue';
+import { createVideoTask, failTask } from '@mediagate/shared/tasks';
+import { createTestDatabase, testQueuePrefix, testServiceUrls } from '@mediagate/shared/testing';
 import {
-  createAccount,
-  createCallbacksQueue,
-  createDatabase,
-  createLogger,
-  createRedis,
   createSsrfPolicy,
   createSsrfSafeAgent,
-  createVideoTask,
-  type Database,
   enqueueTaskCallbacks,
-  failTask,
   getWebhookSettings,
-  newTaskId,
-  QUEUE_NAMES,
   type Resolver,
-  usdToMicro,
-  type RedisClient,
-} from '@mediagate/shared';
-import { createTestDatabase, testQueuePrefix, testServiceUrls } from '@mediagate/shared/testing';
+} from '@mediagate/shared/webhooks';
 import { type Queue, Worker } from 'bullmq';
 import { createCallbackProcessor } from '../src/callbacks/dispatcher';
 import { HostLimiter } from '../src/callbacks/host-limiter';

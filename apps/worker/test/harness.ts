@@ -1,25 +1,20 @@
+import { createAccount } from '@mediagate/shared/accounts';
+import { usdToMicro } from '@mediagate/shared/billing';
+import { defaultCatalog } from '@mediagate/shared/catalog';
+import { loadConfig } from '@mediagate/shared/config';
+import { createDatabase, type Database } from '@mediagate/shared/db';
+import { createHttpAgent } from '@mediagate/shared/http';
+import { newTaskId } from '@mediagate/shared/ids';
+import { createLogger } from '@mediagate/shared/log';
+import type { Metrics } from '@mediagate/shared/metrics';
 import {
-  type ChannelConfig,
-  ChannelPool,
-  createAccount,
-  createDatabase,
-  createHttpAgent,
-  createLogger,
+  createCallbacksQueue,
   createRedis,
   createVideoQueue,
-  createVideoTask,
-  DashScopeVideoClient,
-  type Database,
-  defaultCatalog,
   enqueueVideoTask,
-  type Metrics,
-  newTaskId,
-  QUEUE_NAMES,
-  type TaskRow,
   type RedisClient,
-  type UpstreamChannel,
-  usdToMicro,
-} from '@mediagate/shared';
+} from '@mediagate/shared/queue';
+import { createVideoTask } from '@mediagate/shared/tasks';
 import {
   createTestDatabase,
   type RunningProcess,
@@ -27,11 +22,12 @@ import {
   testQueuePrefix,
   testServiceUrls,
 } from '@mediagate/shared/testing';
-import { type Queue, Worker } from 'bullmq';
+import type { ChannelConfig, UpstreamChannel } from '@mediagate/shared/upstream';
+import type { Queue } from 'bullmq';
 import type { Agent } from 'undici';
-import type { PollScheduler } from '../src/video/poll-scheduler';
-import { createVideoProcessor, type VideoProcessorDeps } from '../src/video/processor';
-import { UpstreamLimiter } from '../src/video/upstream-limiter';
+import { workerEnvSchema } from '../src/config';
+import { createWorkerLifecycle } from '../src/task-lifecycle';
+import { startVideoRole, type VideoRole } from '../src/video/role';
 
 /** The upstream simulator as a real process (video tasks finish in about 150 ms), and its control API. */
 export async function startSim(env: Record<string, string> = {}, fixedPort?: number) {
@@ -54,19 +50,20 @@ export interface WorkerHarness {
   keyId: string;
   /** creates and charges a task, stores it pending and enqueues it (what the API does) */
   createTask: (opts?: { model?: string; deadlineMs?: number; enqueue?: boolean }) => Promise<string>;
-  /** `channels`: the DashScope channels to use (default: `channel`, the simulator given) */
+  /**
+   * Starts the video role as the worker process wires it, configured by environment variables:
+   * the harness's (the test database and queue prefix, the fixed poll scheduler polling every 30
+   * ms, no upstream rate limits, short retries), then `env`.
+   */
   startWorker: (opts?: {
-    pollIntervalMs?: number;
-    submitRps?: number;
+    /** worker environment variables over the harness's (see workerEnvSchema) */
+    env?: Record<string, string>;
+    /** the DashScope channels (default: `channel`, the simulator given) */
     channels?: ChannelConfig[];
     metrics?: Metrics;
-    /** when running tasks are polled (default: every pollIntervalMs) */
-    polls?: PollScheduler;
-    /** where every move is published */
-    events?: { publish: (row: TaskRow) => void };
-    /** the media of successes (signed links, copy enqueue); without it tasks keep the vendor's link */
-    media?: VideoProcessorDeps['media'];
-  }) => Worker;
+    /** where the media copies of successes go; with it tasks carry the gateway's signed links */
+    mediaQueue?: Queue;
+  }) => VideoRole;
   close: () => Promise<void>;
 }
 
@@ -87,8 +84,9 @@ export async function startWorkerHarness(
     email: `w-${prefix}@example.test`,
     initialCreditMicroUsd: usdToMicro(100),
   });
-  const workers: Worker[] = [];
-  const connections: RedisClient[] = [];
+  const callbacksQueue = createCallbacksQueue(redis, prefix);
+  const logger = createLogger({ service: 'worker-test', level: 'silent' });
+  const roles: VideoRole[] = [];
   const catalog = defaultCatalog();
   return {
     database,
@@ -120,38 +118,51 @@ export async function startWorkerHarness(
       return id;
     },
     startWorker: (opts = {}) => {
-      const processor = createVideoProcessor({
-        metrics: opts.metrics,
-        polls: opts.polls,
-        events: opts.events,
+      const config = loadConfig(workerEnvSchema, {
+        DATABASE_URL: testDb.url,
+        REDIS_URL: redisUrl,
+        QUEUE_PREFIX: prefix,
+        LOG_LEVEL: 'silent',
+        UPSTREAM_CHANNELS: JSON.stringify(opts.channels ?? [channel]),
+        UPSTREAM_BREAKER_FAILURES: '5',
+        UPSTREAM_BREAKER_COOLDOWN_MS: '100',
+        UPSTREAM_CONNECT_TIMEOUT_MS: '2000',
+        UPSTREAM_TIMEOUT_MS: String(timeout),
+        UPSTREAM_SUBMIT_RPS: '0',
+        UPSTREAM_POLL_QPS: '0',
+        UPSTREAM_RETRY_BASE_MS: '20',
+        UPSTREAM_RETRY_MAX_MS: '200',
+        VIDEO_CONCURRENCY: '20',
+        VIDEO_POLL_SCHEDULER: 'fixed',
+        VIDEO_POLL_INTERVAL_MS: '30',
+        ...opts.env,
+      });
+      const lifecycle = createWorkerLifecycle({
+        config,
         database,
-        client: new DashScopeVideoClient(agent),
-        catalog,
-        channels: new ChannelPool(opts.channels ?? [channel], { failureThreshold: 5, cooldownMs: 100 }),
-        limiter: new UpstreamLimiter(redis, prefix, {
-          submitPerSecond: opts.submitRps ?? 0,
-          pollPerSecond: 0,
-        }),
-        logger: createLogger({ service: 'worker-test', level: 'silent' }),
-        config: { pollIntervalMs: opts.pollIntervalMs ?? 30, retryBaseMs: 20, retryMaxMs: 200 },
-        media: opts.media,
+        redis,
+        logger,
+        metrics: opts.metrics,
+        queues: { callbacks: callbacksQueue, media: opts.mediaQueue },
       });
-      const connection = createRedis(redisUrl, 'worker');
-      connections.push(connection);
-      const worker = new Worker(QUEUE_NAMES.video, processor, {
-        connection,
-        prefix,
-        concurrency: 20,
+      const role = startVideoRole({
+        config,
+        logger,
+        database,
+        redis,
+        queue,
+        lifecycle,
+        metrics: opts.metrics,
       });
-      worker.on('error', () => {});
-      workers.push(worker);
-      return worker;
+      roles.push(role);
+      return role;
     },
     close: async () => {
-      await Promise.all(workers.map((w) => w.close(true)));
-      for (const c of connections) c.disconnect();
-      await queue.obliterate({ force: true }).catch(() => {});
-      await queue.close();
+      await Promise.all(roles.map((r) => r.close({ force: true })));
+      for (const q of [queue, callbacksQueue]) {
+        await q.obliterate({ force: true }).catch(() => {});
+        await q.close();
+      }
       redis.disconnect();
       await agent.close();
       await database.close();

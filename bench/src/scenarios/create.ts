@@ -1,14 +1,10 @@
-import {
-  createVideoQueue,
-  createVideoTask,
-  defaultCatalog,
-  enqueueVideoTask,
-  newTaskId,
-  videoTaskPrice,
-} from '@mediagate/shared';
+import { defaultCatalog, videoTaskPrice } from '@mediagate/shared/catalog';
+import { newTaskId } from '@mediagate/shared/ids';
+import { createVideoQueue, enqueueVideoTask } from '@mediagate/shared/queue';
+import { createVideoTask } from '@mediagate/shared/tasks';
 import { benchEnv, VIDEO_BODY } from '../env';
 import { httpLoad, loopLoad } from '../load';
-import { ratioRow, type Row } from '../report';
+import { type Row, ratioRow } from '../report';
 
 /**
  * Sustained POST /v1/videos at 50 connections, against the ceiling of the same work done bare:

@@ -1,9 +1,10 @@
-import { newTaskId, QUEUE_NAMES } from '@mediagate/shared';
+import { newTaskId } from '@mediagate/shared/ids';
+import { QUEUE_NAMES } from '@mediagate/shared/queue';
 import { waitFor } from '@mediagate/shared/testing';
 import { Queue } from 'bullmq';
 import { benchEnv } from '../env';
 import { percentiles, round } from '../load';
-import { ratioRow, type Row } from '../report';
+import { type Row, ratioRow } from '../report';
 
 const QPS = 20;
 

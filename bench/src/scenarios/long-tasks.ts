@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { newTaskId, QUEUE_NAMES } from '@mediagate/shared';
+import { newTaskId } from '@mediagate/shared/ids';
+import { QUEUE_NAMES } from '@mediagate/shared/queue';
 import { waitFor } from '@mediagate/shared/testing';
 import { Queue } from 'bullmq';
 import { benchEnv } from '../env';
 import { round } from '../load';
-import { ratioRow, type Row } from '../report';
+import { type Row, ratioRow } from '../report';
 
 const rssMb = (pid: number) => {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

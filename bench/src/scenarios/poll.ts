@@ -2,7 +2,7 @@ import path from 'node:path';
 import { freePort, startProcess } from '@mediagate/shared/testing';
 import { benchEnv, VIDEO_BODY } from '../env';
 import { httpLoad } from '../load';
-import { ratioRow, type Row } from '../report';
+import { type Row, ratioRow } from '../report';
 
 /** GET /v1/videos/{id} at 50 connections, against a bare Express + pg handler reading the same row. */
 export async function pollScenario(opts: { quick: boolean }): Promise<Row[]> {

@@ -1,6 +1,6 @@
 import { benchEnv } from '../env';
 import { httpLoad } from '../load';
-import { ratioRow, type Row } from '../report';
+import { type Row, ratioRow } from '../report';
 
 /** Fills the tasks table with `n` rows of one account (plus a long tail of other accounts). */
 async function fill(pool: import('pg').Pool, accountId: string, keyId: string, n: number): Promise<string[]> {

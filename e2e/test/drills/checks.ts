@@ -32,9 +32,10 @@ export async function checkNothingLost(pool: Pool, simSubmitted: number) {
   // received that one call, so each such task allows at most one submission the gateway never
   // recorded; anything beyond is a second submission.
   const { rows: submitted } = await pool.query(
-    `select count(*)::int as n from tasks
-     where upstream_task_id is not null
-        or (submit_started_at is not null and error_code = 'upstream_submit_interrupted')`,
+    `select count(*) filter (where upstream_task_id is not null)::int as recorded,
+            count(*) filter (where upstream_task_id is not null
+              or (submit_started_at is not null and error_code = 'upstream_submit_interrupted'))::int as n
+     from tasks`,
   );
   return {
     counts,
@@ -45,7 +46,12 @@ export async function checkNothingLost(pool: Pool, simSubmitted: number) {
     wrongRefunds: wrongRefunds.length,
     uncharged: uncharged.length,
     booksOff: books.length,
-    /** upstream submissions beyond one per task that was (or may have been) sent upstream */
-    extraSubmissions: simSubmitted - submitted[0].n,
+    /**
+     * upstream submissions beyond one per task that was (or may have been) sent upstream; an
+     * interrupted submit killed before its request left counts fewer, never more
+     */
+    extraSubmissions: Math.max(0, simSubmitted - submitted[0].n),
+    /** upstream ids the gateway recorded that the upstream never created (must be 0 too) */
+    unknownSubmissions: Math.max(0, submitted[0].recorded - simSubmitted),
   };
 }

@@ -116,6 +116,7 @@ describe('drills', () => {
         uncharged: 0,
         booksOff: 0,
         extraSubmissions: 0,
+        unknownSubmissions: 0,
       });
       expect((r.counts.succeeded ?? 0) + (r.counts.failed ?? 0)).toBe(TASKS);
       // the only acceptable failures: submits cut short by the kill (refunded, never resubmitted)
@@ -163,6 +164,7 @@ describe('drills', () => {
         uncharged: 0,
         booksOff: 0,
         extraSubmissions: 0,
+        unknownSubmissions: 0,
       });
       for (const code of Object.keys(r.failedCodes)) expect(code).toBe('upstream_submit_interrupted');
     } finally {
@@ -212,6 +214,7 @@ describe('drills', () => {
         uncharged: 0,
         booksOff: 0,
         extraSubmissions: 0,
+        unknownSubmissions: 0,
       });
     } finally {
       await stack.stop();

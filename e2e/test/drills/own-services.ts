@@ -1,9 +1,8 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, waitFor } from '@mediagate/shared/testing';
-import IORedis from 'ioredis';
+import { freePort, startRedisServer, waitFor } from '@mediagate/shared/testing';
 import { Client } from 'pg';
 
 /**
@@ -15,46 +14,9 @@ export async function ownRedis(): Promise<{
   stop: () => Promise<void>;
   start: () => Promise<void>;
 }> {
-  const port = await freePort();
-  let child: ChildProcess | undefined;
-  const start = async () => {
-    // no persistence: a restart comes back empty, as after a crash without AOF
-    child = spawn(
-      'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      {
-        stdio: 'ignore',
-      },
-    );
-    await waitFor(
-      async () => {
-        const r = new IORedis(port, '127.0.0.1', {
-          lazyConnect: true,
-          maxRetriesPerRequest: 0,
-          retryStrategy: () => null,
-        });
-        r.on('error', () => {});
-        try {
-          await r.connect();
-          return (await r.ping()) === 'PONG';
-        } finally {
-          r.disconnect();
-        }
-      },
-      { what: 'drill redis-server', timeoutMs: 10_000 },
-    );
-  };
-  await start();
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    start,
-    stop: async () => {
-      if (!child || child.exitCode !== null) return;
-      const exited = new Promise((r) => child!.once('exit', r));
-      child.kill('SIGKILL');
-      await exited;
-    },
-  };
+  const server = await startRedisServer();
+  // a stop is a crash: killed, and back empty on start
+  return { url: server.url, start: server.start, stop: () => server.stop('SIGKILL') };
 }
 
 function pgBin(name: string): string {

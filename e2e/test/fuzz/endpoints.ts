@@ -51,76 +51,56 @@ const VIDEO = (k: Known) => ({
   },
 });
 
-/** Every route of the API (apps/api/src/app.ts), with how to make a valid request to it. */
+/** One endpoint: `ep('POST /v1/videos', 'key', 1200, { json: VIDEO })` (method and path, auth, runs). */
+function ep(route: string, auth: Endpoint['auth'], runs: number, more: Partial<Endpoint> = {}): Endpoint {
+  const [method, path] = route.split(' ') as [string, string];
+  return { method, path, auth, runs, ...more };
+}
+
+/**
+ * Every route of the API (apps/api/src/routes.ts), with how to make a valid request to it; a test
+ * of the API (src/openapi/openapi.test.ts) fails when a route is missing here.
+ */
 export const ENDPOINTS: Endpoint[] = [
   // /v1 (API key)
-  { method: 'POST', path: '/v1/videos', auth: 'key', json: VIDEO, form: { fields: VIDEO }, runs: 1200 },
-  { method: 'GET', path: '/v1/videos', auth: 'key', query: ['limit', 'after', 'status', 'order'], runs: 600 },
-  { method: 'GET', path: '/v1/videos/:taskId', auth: 'key', runs: 480 },
+  ep('POST /v1/videos', 'key', 1200, { json: VIDEO, form: { fields: VIDEO } }),
+  ep('GET /v1/videos', 'key', 600, { query: ['limit', 'after', 'status', 'order'] }),
+  ep('GET /v1/videos/:taskId', 'key', 480),
   // the pool's tasks are finished or foreign, so each stream ends after one event (or is a 404)
-  { method: 'GET', path: '/v1/videos/:taskId/events', auth: 'key', runs: 240 },
-  { method: 'POST', path: '/v1/videos/:taskId/cancel', auth: 'key', runs: 480 },
-  { method: 'GET', path: '/v1/videos/:taskId/content', auth: 'key', query: ['variant'], runs: 480 },
-  {
-    method: 'POST',
-    path: '/v1/videos/:taskId/remix',
-    auth: 'key',
+  ep('GET /v1/videos/:taskId/events', 'key', 240),
+  ep('POST /v1/videos/:taskId/cancel', 'key', 480),
+  ep('GET /v1/videos/:taskId/content', 'key', 480, { query: ['variant'] }),
+  ep('POST /v1/videos/:taskId/remix', 'key', 240, {
     json: () => ({ prompt: 'make it rain' }),
     form: { fields: () => ({ prompt: 'make it rain' }) },
-    runs: 240,
-  },
-  {
-    method: 'POST',
-    path: '/v1/videos/edits',
-    auth: 'key',
+  }),
+  ep('POST /v1/videos/edits', 'key', 180, {
     json: (k) => ({ prompt: 'make it rain', video: { id: k.ids.taskId?.[0] } }),
     form: { fields: (k) => ({ prompt: 'make it rain', video: { id: k.ids.taskId?.[0] } }) },
-    runs: 180,
-  },
-  {
-    method: 'POST',
-    path: '/v1/videos/extensions',
-    auth: 'key',
+  }),
+  ep('POST /v1/videos/extensions', 'key', 180, {
     json: (k) => ({ prompt: 'go on', seconds: '4', video: { id: k.ids.taskId?.[0] } }),
     form: { fields: (k) => ({ prompt: 'go on', seconds: '4', video: { id: k.ids.taskId?.[0] } }) },
-    runs: 180,
-  },
-  {
-    method: 'POST',
-    path: '/v1/videos/characters',
-    auth: 'key',
+  }),
+  ep('POST /v1/videos/characters', 'key', 120, {
     form: {
       fields: () => ({ name: 'cat' }),
       files: [{ field: 'video', filename: 'cat.png', type: 'image/png', data: TINY_PNG }],
     },
-    runs: 120,
-  },
-  { method: 'GET', path: '/v1/videos/characters/:characterId', auth: 'key', runs: 120 },
+  }),
+  ep('GET /v1/videos/characters/:characterId', 'key', 120),
   // after the routes that read a task's video: this one deletes it
-  { method: 'DELETE', path: '/v1/videos/:taskId', auth: 'key', runs: 360 },
-  { method: 'GET', path: '/v1/videos/:taskId/callbacks', auth: 'key', runs: 360 },
-  { method: 'POST', path: '/v1/videos/:taskId/callbacks/:deliveryId/redeliver', auth: 'key', runs: 480 },
-  { method: 'GET', path: '/v1/webhooks/secret', auth: 'key', runs: 180 },
-  { method: 'POST', path: '/v1/webhooks/secret/rotate', auth: 'key', runs: 180 },
-  { method: 'GET', path: '/v1/webhooks/settings', auth: 'key', runs: 180 },
-  {
-    method: 'POST',
-    path: '/v1/webhooks/settings',
-    auth: 'key',
-    json: () => ({ video_processing: true }),
-    runs: 480,
-  },
-  {
-    method: 'POST',
-    path: '/v1/images/generations',
-    auth: 'key',
+  ep('DELETE /v1/videos/:taskId', 'key', 360),
+  ep('GET /v1/videos/:taskId/callbacks', 'key', 360),
+  ep('POST /v1/videos/:taskId/callbacks/:deliveryId/redeliver', 'key', 480),
+  ep('GET /v1/webhooks/secret', 'key', 180),
+  ep('POST /v1/webhooks/secret/rotate', 'key', 180),
+  ep('GET /v1/webhooks/settings', 'key', 180),
+  ep('POST /v1/webhooks/settings', 'key', 480, { json: () => ({ video_processing: true }) }),
+  ep('POST /v1/images/generations', 'key', 900, {
     json: () => ({ model: 'seedream-4.5', prompt: 'two foxes', n: 1, size: '2K', response_format: 'url' }),
-    runs: 900,
-  },
-  {
-    method: 'POST',
-    path: '/v1/images/edits',
-    auth: 'key',
+  }),
+  ep('POST /v1/images/edits', 'key', 900, {
     json: () => ({ model: 'qwen-image-edit', prompt: 'a scarf', image: 'https://93.184.216.34/fox.png' }),
     form: {
       fields: () => ({
@@ -130,45 +110,23 @@ export const ENDPOINTS: Endpoint[] = [
       }),
       files: [{ field: 'image', filename: 'fox.png', type: 'image/png', data: TINY_PNG }],
     },
-    runs: 900,
-  },
-  { method: 'GET', path: '/v1/models', auth: 'key', runs: 180 },
-  { method: 'GET', path: '/v1/models/:modelId', auth: 'key', runs: 360 },
+  }),
+  ep('GET /v1/models', 'key', 180),
+  ep('GET /v1/models/:modelId', 'key', 360),
 
   // /console/api (registration needs nothing; the rest a console session)
-  {
-    method: 'POST',
-    path: '/console/api/register',
-    auth: 'none',
+  ep('POST /console/api/register', 'none', 360, {
     json: () => ({ email: 'fuzz-newcomer@example.test', password: 'a long enough password' }),
-    runs: 360,
-  },
-  {
-    method: 'POST',
-    path: '/console/api/register/resend',
-    auth: 'none',
+  }),
+  ep('POST /console/api/register/resend', 'none', 300, {
     json: () => ({ email: 'fuzz-pending@example.test' }),
-    runs: 300,
-  },
-  {
-    method: 'POST',
-    path: '/console/api/register/verify',
-    auth: 'none',
+  }),
+  ep('POST /console/api/register/verify', 'none', 360, {
     json: () => ({ email: 'fuzz-pending@example.test', code: '000000', password: 'a long enough password' }),
-    runs: 360,
-  },
-  {
-    method: 'POST',
-    path: '/console/api/login',
-    auth: 'none',
-    json: (k) => ({ email: k.email, password: k.password }),
-    runs: 360,
-  },
-  { method: 'GET', path: '/console/api/me', auth: 'session', runs: 180 },
-  {
-    method: 'POST',
-    path: '/console/api/tokens',
-    auth: 'session',
+  }),
+  ep('POST /console/api/login', 'none', 360, { json: (k) => ({ email: k.email, password: k.password }) }),
+  ep('GET /console/api/me', 'session', 180),
+  ep('POST /console/api/tokens', 'session', 600, {
     json: () => ({
       name: 'fuzzed',
       quota_usd: 1.5,
@@ -176,125 +134,52 @@ export const ENDPOINTS: Endpoint[] = [
       allowed_models: ['seedream-4.5'],
       allowed_ips: ['10.0.0.0/8', '2001:db8::/32'],
     }),
-    runs: 600,
-  },
-  { method: 'GET', path: '/console/api/tokens', auth: 'session', runs: 180 },
-  {
-    method: 'PATCH',
-    path: '/console/api/tokens/:tokenId',
-    auth: 'session',
+  }),
+  ep('GET /console/api/tokens', 'session', 180),
+  ep('PATCH /console/api/tokens/:tokenId', 'session', 600, {
     json: () => ({ name: 'renamed', status: 'active', quota_usd: null, allowed_ips: ['1.2.3.4'] }),
-    runs: 600,
-  },
-  { method: 'DELETE', path: '/console/api/tokens/:tokenId', auth: 'session', runs: 300 },
-  { method: 'GET', path: '/console/api/balance', auth: 'session', runs: 180 },
-  {
-    method: 'GET',
-    path: '/console/api/ledger',
-    auth: 'session',
-    query: ['limit', 'before', 'kind'],
-    runs: 360,
-  },
-  {
-    method: 'GET',
-    path: '/console/api/usage',
-    auth: 'session',
-    query: ['limit', 'before', 'model'],
-    runs: 360,
-  },
-  { method: 'GET', path: '/console/api/usage/summary', auth: 'session', query: ['days', 'tz'], runs: 180 },
-  { method: 'GET', path: '/console/api/models', auth: 'session', runs: 60 },
-  {
-    method: 'POST',
-    path: '/console/api/password/forgot',
-    auth: 'none',
-    json: (k) => ({ email: k.email }),
-    runs: 120,
-  },
-  {
-    method: 'POST',
-    path: '/console/api/password/reset',
-    auth: 'none',
+  }),
+  ep('DELETE /console/api/tokens/:tokenId', 'session', 300),
+  ep('GET /console/api/balance', 'session', 180),
+  ep('GET /console/api/ledger', 'session', 360, { query: ['limit', 'before', 'kind'] }),
+  ep('GET /console/api/usage', 'session', 360, { query: ['limit', 'before', 'model'] }),
+  ep('GET /console/api/usage/summary', 'session', 180, { query: ['days', 'tz'] }),
+  ep('GET /console/api/models', 'session', 60),
+  ep('POST /console/api/password/forgot', 'none', 120, { json: (k) => ({ email: k.email }) }),
+  ep('POST /console/api/password/reset', 'none', 180, {
     json: (k) => ({ email: k.email, code: '123456', password: 'a new password 1' }),
-    runs: 180,
-  },
-  {
-    method: 'POST',
-    path: '/console/api/password/change',
-    auth: 'session',
+  }),
+  ep('POST /console/api/password/change', 'session', 120, {
     // a wrong current password: the fuzzer's account keeps its own
     json: () => ({ current_password: 'not the password', new_password: 'another password 2' }),
-    runs: 120,
-  },
-  {
-    method: 'GET',
-    path: '/console/api/videos',
-    auth: 'session',
-    query: ['limit', 'after', 'status'],
-    runs: 180,
-  },
-  { method: 'GET', path: '/console/api/videos/:taskId', auth: 'session', runs: 120 },
-  { method: 'GET', path: '/console/api/videos/:taskId/callbacks', auth: 'session', runs: 90 },
-  {
-    method: 'POST',
-    path: '/console/api/videos/:taskId/callbacks/:deliveryId/redeliver',
-    auth: 'session',
-    runs: 90,
-  },
-  { method: 'GET', path: '/console/api/webhooks/secret', auth: 'session', runs: 60 },
-  { method: 'POST', path: '/console/api/webhooks/secret/rotate', auth: 'session', runs: 60 },
-  { method: 'GET', path: '/console/api/webhooks/settings', auth: 'session', runs: 60 },
-  {
-    method: 'POST',
-    path: '/console/api/webhooks/settings',
-    auth: 'session',
-    json: () => ({ video_processing: true }),
-    runs: 90,
-  },
-  {
-    method: 'POST',
-    path: '/console/api/webhooks/test',
-    auth: 'session',
+  }),
+  ep('GET /console/api/videos', 'session', 180, { query: ['limit', 'after', 'status'] }),
+  ep('GET /console/api/videos/:taskId', 'session', 120),
+  ep('GET /console/api/videos/:taskId/callbacks', 'session', 90),
+  ep('POST /console/api/videos/:taskId/callbacks/:deliveryId/redeliver', 'session', 90),
+  ep('GET /console/api/webhooks/secret', 'session', 60),
+  ep('POST /console/api/webhooks/secret/rotate', 'session', 60),
+  ep('GET /console/api/webhooks/settings', 'session', 60),
+  ep('POST /console/api/webhooks/settings', 'session', 90, { json: () => ({ video_processing: true }) }),
+  ep('POST /console/api/webhooks/test', 'session', 60, {
     json: (k) => ({ url: k.ids.callbackUrl?.[0] ?? 'https://93.184.216.34/hook' }),
-    runs: 60,
-  },
+  }),
 
   // /admin/api (an admin session)
-  {
-    method: 'GET',
-    path: '/admin/api/accounts',
-    auth: 'admin',
-    query: ['email', 'limit', 'after'],
-    runs: 360,
-  },
-  { method: 'GET', path: '/admin/api/accounts/:accountId', auth: 'admin', runs: 240 },
-  { method: 'POST', path: '/admin/api/accounts/:accountId/disable', auth: 'admin', runs: 180 },
-  { method: 'POST', path: '/admin/api/accounts/:accountId/enable', auth: 'admin', runs: 180 },
-  {
-    method: 'PATCH',
-    path: '/admin/api/accounts/:accountId/limits',
-    auth: 'admin',
+  ep('GET /admin/api/accounts', 'admin', 360, { query: ['email', 'limit', 'after'] }),
+  ep('GET /admin/api/accounts/:accountId', 'admin', 240),
+  ep('POST /admin/api/accounts/:accountId/disable', 'admin', 180),
+  ep('POST /admin/api/accounts/:accountId/enable', 'admin', 180),
+  ep('PATCH /admin/api/accounts/:accountId/limits', 'admin', 360, {
     json: () => ({ rpm_limit: 1000, max_active_video_tasks: null }),
-    runs: 360,
-  },
-  {
-    method: 'POST',
-    path: '/admin/api/accounts/:accountId/topups',
-    auth: 'admin',
+  }),
+  ep('POST /admin/api/accounts/:accountId/topups', 'admin', 360, {
     json: () => ({ amount_usd: 10, reference: 'bank-1', note: 'fuzz' }),
-    runs: 360,
-  },
-  {
-    method: 'POST',
-    path: '/admin/api/accounts/:accountId/adjustments',
-    auth: 'admin',
+  }),
+  ep('POST /admin/api/accounts/:accountId/adjustments', 'admin', 360, {
     json: () => ({ amount_usd: -0.01, reason: 'fuzz', reference: 'adj-1' }),
-    runs: 360,
-  },
-  {
-    method: 'GET',
-    path: '/admin/api/tasks',
-    auth: 'admin',
+  }),
+  ep('GET /admin/api/tasks', 'admin', 480, {
     query: [
       'status',
       'model',
@@ -305,28 +190,39 @@ export const ENDPOINTS: Endpoint[] = [
       'after',
       'limit',
     ],
-    runs: 480,
-  },
-  { method: 'POST', path: '/admin/api/tasks/:taskId/retry', auth: 'admin', runs: 240 },
-  { method: 'GET', path: '/admin/api/queues', auth: 'admin', runs: 120 },
-  { method: 'POST', path: '/admin/api/queues/:queue/pause', auth: 'admin', runs: 120 },
-  { method: 'POST', path: '/admin/api/queues/:queue/resume', auth: 'admin', runs: 120 },
+  }),
+  ep('POST /admin/api/tasks/:taskId/retry', 'admin', 240),
+  ep('GET /admin/api/queues', 'admin', 120),
+  ep('POST /admin/api/queues/:queue/pause', 'admin', 120),
+  ep('POST /admin/api/queues/:queue/resume', 'admin', 120),
+
+  ep('GET /admin/api/transfer-references/:reference', 'admin', 120),
+
+  // top-ups by QR code (no provider is configured in the fuzzed stack: 503 on create)
+  ep('GET /console/api/topups/options', 'session', 60),
+  ep('POST /console/api/topups', 'session', 180, { json: () => ({ amount_cny: 100, provider: 'alipay' }) }),
+  ep('GET /console/api/topups', 'session', 120, { query: ['limit', 'before'] }),
+  ep('GET /console/api/topups/:topUpId', 'session', 120),
 
   // payment providers (a signature, no session)
-  {
-    method: 'POST',
-    path: '/payments/:provider/notify',
-    auth: 'none',
+  ep('POST /payments/alipay/notify', 'none', 120, { json: () => ({ out_trade_no: 'top_1' }) }),
+  ep('POST /payments/wechat/notify', 'none', 120, { json: () => ({ id: 'evt_1' }) }),
+  ep('POST /payments/:provider/notify', 'none', 600, {
     json: (k) => ({ reference: 'QR-1', account_id: k.victimAccountId, amount_usd: 10, currency: 'USD' }),
     signed: true,
-    runs: 600,
-  },
+  }),
 
   // signed media links (no key): real links of the first task, and odd ones
-  { method: 'GET', path: '/media/:taskId/:file', auth: 'none', query: ['exp', 'sig'], runs: 480 },
+  ep('GET /media/:taskId/:file', 'none', 480, { query: ['exp', 'sig'] }),
+
+  // operations: health, metrics (its token is not among the credentials) and this API's document
+  ep('GET /healthz', 'none', 40),
+  ep('GET /readyz', 'none', 40),
+  ep('GET /metrics', 'none', 40),
+  ep('GET /openapi.json', 'none', 40),
 
   // the logout ends the session it is sent with: last of the console routes
-  { method: 'POST', path: '/console/api/logout', auth: 'session', runs: 120 },
+  ep('POST /console/api/logout', 'session', 120),
 ];
 
 export const endpointName = (e: Endpoint) => `${e.method} ${e.path}`;

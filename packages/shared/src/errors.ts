@@ -1,6 +1,8 @@
 /**
  * The one error type that reaches HTTP clients. Its code decides the HTTP status and the OpenAI
  * error `type`; the error middleware turns it into `{"error": {message, type, code, param}}`.
+ * Shared modules throw the domain errors below instead (no HTTP in them); the API's error
+ * middleware maps each of those to an ApiError.
  */
 export const ERROR_CODES = {
   invalid_request: { status: 400, type: 'invalid_request_error' },
@@ -93,24 +95,26 @@ export class UpstreamError extends Error {
   }
 }
 
+/** An error named after its class (`err.name` is `PermissionDeniedError`, ...), as logs and tests read it. */
+export class NamedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
 /** The account's balance (or the key's quota) does not cover the price of the call. */
-export class InsufficientQuotaError extends Error {
+export class InsufficientQuotaError extends NamedError {
   constructor(message = 'Your balance is too low for this request. Top up your account to continue.') {
     super(message);
-    this.name = 'InsufficientQuotaError';
   }
 }
 
 /** The key may not be used for this call (a model outside its allow-list, a caller outside its IP list). */
-export class PermissionDeniedError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'PermissionDeniedError';
-  }
-}
+export class PermissionDeniedError extends NamedError {}
 
 /** The account already has as many unfinished video tasks as it may; `retryAfterSeconds` is a hint. */
-export class ConcurrencyLimitError extends Error {
+export class ConcurrencyLimitError extends NamedError {
   constructor(
     readonly limit: number,
     readonly retryAfterSeconds = 10,
@@ -118,14 +122,52 @@ export class ConcurrencyLimitError extends Error {
     super(
       `Your account already has ${limit} unfinished video task${limit === 1 ? '' : 's'}, its limit. Wait for one to finish and retry.`,
     );
-    this.name = 'ConcurrencyLimitError';
   }
 }
 
-/** Configuration is missing or wrong; the message names every offending variable. */
-export class ConfigError extends Error {
-  constructor(message: string) {
+/**
+ * A request value the operation cannot accept (a bad parameter, an image outside the model's
+ * rules, a prompt the vendor refused); `param` names the field when one is to blame.
+ */
+export class InvalidInputError extends NamedError {
+  constructor(
+    message: string,
+    readonly param?: string,
+  ) {
     super(message);
-    this.name = 'ConfigError';
   }
 }
+
+/** The upstream model is throttling the gateway on every channel; `retryAfterSeconds` is the vendor's hint. */
+export class UpstreamRateLimitedError extends NamedError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The upstream model could not serve the call on any channel (it refused the gateway, failed,
+ * timed out): a fault on the gateway's side, not the client's. `retryAfterSeconds` when the vendor hinted.
+ */
+export class UpstreamUnavailableError extends NamedError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** A call's outcome could not be billed, so it was not delivered and will be refunded; retry shortly. */
+export class BillingUnavailableError extends NamedError {
+  readonly retryAfterSeconds = 5;
+}
+
+/** A call ran past its settlement bound and was refunded in full: a fault on the gateway's side. */
+export class CallRefundedError extends NamedError {}
+
+/** Configuration is missing or wrong; the message names every offending variable. */
+export class ConfigError extends NamedError {}

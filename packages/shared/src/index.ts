@@ -1,27 +1,12 @@
+// Every module in one import, for scripts and tools; the apps import the subpaths (@mediagate/shared/tasks, ...).
 export * from './accounts';
 export * from './billing';
 export * from './catalog';
-export * from './config/env';
+export * from './config';
 export * from './contracts';
-export * from './db/client';
-export * from './db/ensure-database';
-export * from './db/migrate';
-export type {
-  AccountWebhookSettingsRow,
-  CallbackAttemptRow,
-  CallbackDeliveryRow,
-  DeliveryStatus,
-  TaskMediaRow,
-  TaskMediaStatus,
-  TaskRow,
-  TaskStatus,
-  TopUpOrderRow,
-  TopUpOrderStatus,
-} from './db/schema';
-export * as schema from './db/schema';
+export * from './db';
 export * from './errors';
-export * from './http/json-client';
-export * from './http/urls';
+export * from './http';
 export * from './ids';
 export * from './images';
 export * from './log';
@@ -32,6 +17,7 @@ export * from './payments';
 export * from './process';
 export * from './queue';
 export * from './tasks';
+export * from './timeout';
 export * from './tracing/spans';
 export * from './upstream';
 export * from './webhooks';

@@ -57,3 +57,17 @@ export class LruCache<K, V> {
     return this.map.size;
   }
 }
+
+/** What `make` builds for `key`, built on first use and kept in `cache` (a per-pool or per-binary singleton). */
+export function builtOnce<K extends object | string, V>(
+  cache: { get(key: K): V | undefined; set(key: K, value: V): unknown },
+  key: K,
+  make: () => V,
+): V {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = make();
+    cache.set(key, value);
+  }
+  return value;
+}

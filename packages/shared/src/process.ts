@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 
 /**
@@ -40,4 +41,19 @@ export function exitOnStartupError(logger: Pick<Logger, 'fatal'> | undefined, er
   if (logger) logger.fatal({ err }, 'start-up failed');
   process.stderr.write(`start-up failed: ${message}\n`);
   process.exit(1);
+}
+
+/**
+ * Stops an HTTP server taking connections, closes its idle keep-alive ones, lets requests in flight
+ * finish for up to `graceMs`, then drops what is left; resolves when the server is closed.
+ */
+export function closeHttpServer(server: Server, graceMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+    setTimeout(() => {
+      server.closeAllConnections();
+      resolve();
+    }, graceMs).unref();
+  });
 }

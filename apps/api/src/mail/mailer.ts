@@ -1,4 +1,4 @@
-import type { Logger } from '@mediagate/shared';
+import type { Logger } from '@mediagate/shared/log';
 import nodemailer from 'nodemailer';
 
 export interface MailMessage {

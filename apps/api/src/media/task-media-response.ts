@@ -1,5 +1,7 @@
 import { pipeline } from 'node:stream/promises';
-import { ApiError, type MediaStorage, type MediaVariant, type TaskMediaRow } from '@mediagate/shared';
+import type { TaskMediaRow } from '@mediagate/shared/db';
+import { ApiError } from '@mediagate/shared/errors';
+import type { MediaStorage, MediaVariant } from '@mediagate/shared/media';
 import type { Request, Response } from 'express';
 
 /** Longest a client may cache a media answer. */
@@ -18,6 +20,13 @@ export interface MediaAnswerOptions {
   /** `attachment` for downloads; inline (for <video> and <img>) otherwise */
   disposition?: 'inline' | 'attachment';
 }
+
+/** The answers of `sendTaskMedia` other than its errors (the bytes, or not modified), as a contract gives them. */
+export const taskMediaAnswers = {
+  200: { description: 'the bytes (Range requests answer 206)', contentType: 'video/mp4' },
+  206: { description: 'the bytes of the requested Range', contentType: 'video/mp4' },
+  304: 'not modified (If-None-Match matches the ETag)',
+} as const;
 
 /**
  * Answers with a task's video or first frame: the stored copy (Range requests, ETag and

@@ -1,4 +1,4 @@
-import { revokeApiKey } from '@mediagate/shared';
+import { revokeApiKey } from '@mediagate/shared/accounts';
 import { call, expectError, startTestApi, type TestApi, videoBody } from '../../test/harness';
 
 let api: TestApi;

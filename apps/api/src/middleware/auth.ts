@@ -1,15 +1,9 @@
-import {
-  ApiError,
-  authenticateApiKey,
-  createUsageRecorder,
-  type Database,
-  hashApiKey,
-  type Logger,
-  type LruCache,
-  type Principal,
-  touchApiKey,
-  type UsageRecorder,
-} from '@mediagate/shared';
+import { authenticateApiKey, hashApiKey, type Principal, touchApiKey } from '@mediagate/shared/accounts';
+import { createUsageRecorder, type UsageRecorder } from '@mediagate/shared/billing';
+import type { Database } from '@mediagate/shared/db';
+import { ApiError } from '@mediagate/shared/errors';
+import type { Logger } from '@mediagate/shared/log';
+import type { LruCache } from '@mediagate/shared/lru';
 import type { RequestHandler } from 'express';
 import { ipAllowed, normalizeIp } from '../ip-rules';
 import type { RateLimits } from './rate-limit';

@@ -1,4 +1,4 @@
-import { ApiError } from '@mediagate/shared';
+import { ApiError } from '@mediagate/shared/errors';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import multer from 'multer';
 import { assertWellFormedStrings } from './well-formed';

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { ensureAdminAccount } from '@mediagate/shared';
+import { ensureAdminAccount } from '@mediagate/shared/accounts';
 import { consoleAccount, PASSWORD } from '../../test/console';
 import { call, startTestApi, type TestApi } from '../../test/harness';
 

@@ -1,4 +1,4 @@
-import { ApiError } from '@mediagate/shared';
+import { ApiError } from '@mediagate/shared/errors';
 import type { Request, RequestHandler } from 'express';
 import { SESSION_COOKIE } from './session';
 

@@ -1,7 +1,9 @@
 import type { AddressInfo } from 'node:net';
-import { createDatabase, createLogger } from '@mediagate/shared';
+import { createDatabase } from '@mediagate/shared/db';
+import { createLogger } from '@mediagate/shared/log';
 import express from 'express';
 import { consoleAccount, consoleCall } from '../../test/console';
+import { contractFor, expectContract } from '../../test/contract';
 import { call, expectError, startTestApi, type TestApi, videoBody } from '../../test/harness';
 import { errorHandler } from './errors';
 
@@ -29,10 +31,13 @@ describe('error envelope everywhere', () => {
   });
 
   it('serves /healthz and /readyz', async () => {
-    expect((await call(api, 'GET', '/healthz')).status).toBe(200);
+    expect(
+      await expectContract(await call(api, 'GET', '/healthz'), contractFor('get /healthz'), 200),
+    ).toEqual({
+      status: 'ok',
+    });
     const ready = await call(api, 'GET', '/readyz');
-    expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({
+    expect(await expectContract(ready, contractFor('get /readyz'), 200)).toMatchObject({
       status: 'ready',
       checks: { postgres: true, redis: true, migrations: true },
     });

@@ -1,16 +1,45 @@
+import { pgErrorCode } from '@mediagate/shared/db';
 import {
   ApiError,
+  BillingUnavailableError,
+  CallRefundedError,
   ConcurrencyLimitError,
   InsufficientQuotaError,
-  type Logger,
+  InvalidInputError,
   NUL_CHARACTER_MESSAGE,
   PermissionDeniedError,
-  pgErrorCode,
-} from '@mediagate/shared';
+  UpstreamRateLimitedError,
+  UpstreamUnavailableError,
+} from '@mediagate/shared/errors';
+import type { Logger } from '@mediagate/shared/log';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { MulterError } from 'multer';
 import { ZodError } from 'zod';
 import { zodErrorToApiError } from './zod-errors';
+
+const retryAfter = (seconds: number | undefined): Record<string, string> =>
+  seconds === undefined ? {} : { 'retry-after': String(seconds) };
+
+/**
+ * The HTTP answer to each domain error the shared modules throw (they know no HTTP): the one
+ * place where a domain failure gets its status, code and headers.
+ */
+export function fromDomainError(err: unknown): ApiError | null {
+  if (err instanceof InvalidInputError) return new ApiError('invalid_request', err.message, err.param);
+  if (err instanceof InsufficientQuotaError) return new ApiError('insufficient_quota', err.message);
+  if (err instanceof PermissionDeniedError) return new ApiError('permission_denied', err.message);
+  if (err instanceof ConcurrencyLimitError || err instanceof UpstreamRateLimitedError) {
+    return new ApiError('rate_limit_exceeded', err.message, undefined, retryAfter(err.retryAfterSeconds));
+  }
+  if (err instanceof UpstreamUnavailableError) {
+    return new ApiError('server_error', err.message, undefined, retryAfter(err.retryAfterSeconds));
+  }
+  if (err instanceof CallRefundedError) return new ApiError('server_error', err.message);
+  if (err instanceof BillingUnavailableError) {
+    return new ApiError('service_unavailable', err.message, undefined, retryAfter(err.retryAfterSeconds));
+  }
+  return null;
+}
 
 /** Maps body-parser and multer failures (client mistakes) to API errors. */
 function fromParserError(err: unknown): ApiError | null {
@@ -96,14 +125,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     let apiErr: ApiError;
     if (err instanceof ApiError) apiErr = err;
     else if (err instanceof ZodError) apiErr = zodErrorToApiError(err);
-    else if (err instanceof InsufficientQuotaError) apiErr = new ApiError('insufficient_quota', err.message);
-    else if (err instanceof PermissionDeniedError) apiErr = new ApiError('permission_denied', err.message);
-    else if (err instanceof ConcurrencyLimitError) {
-      apiErr = new ApiError('rate_limit_exceeded', err.message, undefined, {
-        'retry-after': String(err.retryAfterSeconds),
-      });
-    } else {
-      const mapped = fromParserError(err);
+    else {
+      const mapped = fromDomainError(err) ?? fromParserError(err);
       if (mapped) apiErr = mapped;
       else if (NUL_CODES.has(pgErrorCode(err) ?? '')) {
         apiErr = new ApiError('invalid_request', NUL_CHARACTER_MESSAGE);

@@ -1,4 +1,5 @@
-import type { Metrics } from '@mediagate/shared';
+import type { Metrics } from '@mediagate/shared/metrics';
+import { routeNamerOfActiveSpan } from '@mediagate/shared/tracing';
 import type { RequestHandler } from 'express';
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
@@ -6,7 +7,7 @@ const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIO
  * The route pattern with its router's mount path. Express forgets req.baseUrl once a router is
  * done, so the mount comes from the table buildApp records in app.locals.routeMounts.
  */
-function routeLabel(req: Parameters<RequestHandler>[0]): string {
+export function routeLabel(req: Parameters<RequestHandler>[0]): string {
   if (!req.route?.path) return 'unmatched';
   const path = req.originalUrl.split('?')[0] ?? '';
   const mounts = ((req.app.locals.routeMounts ?? []) as Array<[string, unknown]>)
@@ -30,6 +31,23 @@ export function httpMetrics(metrics: Metrics): RequestHandler {
         status_code: String(res.statusCode),
       });
     });
+    next();
+  };
+}
+
+/**
+ * Names the request's server span after its route pattern (`POST /v1/videos`), not its method
+ * alone: the name is set as the answer ends, when the route is known and the span still open.
+ */
+export function routeSpanName(): RequestHandler {
+  return (req, res, next) => {
+    const nameSpan = routeNamerOfActiveSpan();
+    const end = res.end;
+    res.end = function (this: typeof res, ...args: Parameters<typeof end>) {
+      const route = routeLabel(req);
+      if (route !== 'unmatched') nameSpan(req.method, route);
+      return end.apply(this, args);
+    } as typeof end;
     next();
   };
 }

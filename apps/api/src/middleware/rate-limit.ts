@@ -1,5 +1,6 @@
-import type { RedisClient } from '@mediagate/shared';
-import { ApiError, type Logger } from '@mediagate/shared';
+import { ApiError } from '@mediagate/shared/errors';
+import type { Logger } from '@mediagate/shared/log';
+import type { RedisClient } from '@mediagate/shared/queue';
 import type { Response } from 'express';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { AccountsConfig } from '../config-accounts';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '@mediagate/shared';
+import type { Logger } from '@mediagate/shared/log';
 import type { RequestHandler } from 'express';
 import { pinoHttp } from 'pino-http';
 

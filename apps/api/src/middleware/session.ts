@@ -1,4 +1,6 @@
-import { ApiError, authenticateSession, type Database, type SessionPrincipal } from '@mediagate/shared';
+import { authenticateSession, type SessionPrincipal } from '@mediagate/shared/accounts';
+import type { Database } from '@mediagate/shared/db';
+import { ApiError } from '@mediagate/shared/errors';
 import type { Request, RequestHandler, Response } from 'express';
 import type { RateLimits } from './rate-limit';
 

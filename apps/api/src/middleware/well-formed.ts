@@ -1,4 +1,4 @@
-import { ApiError } from '@mediagate/shared';
+import { ApiError } from '@mediagate/shared/errors';
 
 /** A UTF-16 surrogate that is not half of a pair (with the `u` flag, a pair is one code point). */
 const LONE_SURROGATE = /\p{Surrogate}/u;

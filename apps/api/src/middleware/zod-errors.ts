@@ -1,4 +1,4 @@
-import { ApiError } from '@mediagate/shared';
+import { ApiError } from '@mediagate/shared/errors';
 import type { ZodError } from 'zod';
 
 const fieldPath = (path: ReadonlyArray<PropertyKey>): string =>

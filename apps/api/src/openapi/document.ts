@@ -1,6 +1,6 @@
-import { errorResponse } from '@mediagate/shared';
+import { errorResponse } from '@mediagate/shared/contracts';
 import { z } from 'zod';
-import type { Auth, RouteContract } from './contracts';
+import type { Auth, RouteContract } from '../route';
 
 const SECURITY: Record<Auth, Array<Record<string, string[]>>> = {
   apiKey: [{ apiKey: [] }],
@@ -19,7 +19,13 @@ function toSchema(schema: z.ZodType, io: 'input' | 'output', components: Record<
     unknown
   > & { $defs?: Record<string, unknown> };
   const { $defs, $schema: _schema, id: _id, ...rest } = json;
-  for (const [name, def] of Object.entries($defs ?? {})) components[name] = def;
+  for (const [name, def] of Object.entries($defs ?? {})) {
+    // one name, one schema: a second, different schema under a name would silently replace the first
+    if (name in components && JSON.stringify(components[name]) !== JSON.stringify(def)) {
+      throw new Error(`Two different schemas are named ${name}.`);
+    }
+    components[name] = def;
+  }
   // a named top-level schema comes back as a $ref to its own $defs entry
   return rest;
 }

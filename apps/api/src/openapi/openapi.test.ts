@@ -1,10 +1,14 @@
+import path from 'node:path';
+import { acceptedFields } from '@mediagate/shared/images';
 import type { Router } from 'express';
 import { call, startTestApi, type TestApi } from '../../test/harness';
-import { routeContracts } from './contracts';
+import { contractsOf } from '../route';
+import { routes } from '../routes';
 
 let api: TestApi;
 beforeAll(async () => {
-  api = await startTestApi();
+  // with a metrics token, so /metrics is served on the API port like every other route
+  api = await startTestApi({ METRICS_TOKEN: 'openapi-test-metrics-token' });
 });
 afterAll(() => api.close());
 
@@ -26,15 +30,50 @@ function servedRoutes(mounts: Array<[string, Router]>): string[] {
   return out.sort();
 }
 
+/** A route with its path parameters unnamed, so `/tokens/:id` and `/tokens/:tokenId` are the same route. */
+const unnamed = (route: string) => route.replace(/:\w+/g, ':');
+
 describe('OpenAPI document', () => {
   it('has a contract for every route the app serves, and no contract without a route', async () => {
     const mounts = api.app.locals.routeMounts as Array<[string, Router]>;
     const served = servedRoutes(mounts);
     expect(served.length).toBeGreaterThan(30);
-    const documented = routeContracts(api.deps).map((c) => `${c.method} ${c.path}`);
+    const documented = contractsOf(routes, api.deps).map((c) => `${c.method} ${c.path}`);
     expect(served.filter((r) => !documented.includes(r))).toEqual([]);
     // /docs is a mounted UI (static files), not a route of a router
     expect(documented.filter((r) => !served.includes(r))).toEqual(['get /docs']);
+    const res = await call(api, 'GET', '/openapi.json');
+    const doc = (await res.json()) as { paths: Record<string, Record<string, unknown>> };
+    const inDocument = Object.entries(doc.paths).flatMap(([p, ops]) =>
+      Object.keys(ops).map((m) => `${m} ${p.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1')}`),
+    );
+    expect(inDocument.sort()).toEqual([...documented].sort());
+  });
+
+  it("has every route the app serves in the fuzzers' endpoint list (e2e/test/fuzz/endpoints.ts)", async () => {
+    const file = path.join(__dirname, '..', '..', '..', '..', 'e2e', 'test', 'fuzz', 'endpoints');
+    const { ENDPOINTS } = (await import(file)) as { ENDPOINTS: Array<{ method: string; path: string }> };
+    const fuzzed = new Set(ENDPOINTS.map((e) => unnamed(`${e.method.toLowerCase()} ${e.path}`)));
+    const served = servedRoutes(api.app.locals.routeMounts as Array<[string, Router]>);
+    expect(served.filter((r) => !fuzzed.has(unnamed(r)))).toEqual([]);
+    const servedSet = new Set(served.map(unnamed));
+    expect([...fuzzed].filter((r) => !servedSet.has(r))).toEqual([]);
+  });
+
+  it('shows image request bodies with exactly the fields the request check accepts', async () => {
+    const doc = (await (await call(api, 'GET', '/openapi.json')).json()) as {
+      paths: Record<string, { post: { requestBody: { content: Record<string, { schema: Json }> } } }>;
+    };
+    type Json = { properties: Record<string, unknown>; additionalProperties?: boolean };
+    const images = api.deps.catalog.images();
+    const fieldsOf = (models: typeof images) => [...new Set(models.flatMap(acceptedFields))].sort();
+    const generation = doc.paths['/v1/images/generations']!.post.requestBody.content['application/json']!;
+    expect(Object.keys(generation.schema.properties).sort()).toEqual(fieldsOf(images));
+    expect(generation.schema.additionalProperties).toBe(false);
+    const edit = doc.paths['/v1/images/edits']!.post.requestBody.content['multipart/form-data']!;
+    expect(Object.keys(edit.schema.properties).sort()).toEqual(
+      fieldsOf(images.filter((m) => m.input.max > 0)),
+    );
   });
 
   it('is served as OpenAPI 3.1 with schemas for requests, responses and errors', async () => {

@@ -1,5 +1,7 @@
-import { ensureAdminAccount, findLedgerMismatches, getAccount } from '@mediagate/shared';
+import { ensureAdminAccount, getAccount } from '@mediagate/shared/accounts';
+import { findLedgerMismatches } from '@mediagate/shared/billing';
 import { consoleAccount, consoleCall } from '../../test/console';
+import { contractFor, expectContract } from '../../test/contract';
 import { call, expectError, startTestApi, type TestApi } from '../../test/harness';
 
 let api: TestApi;
@@ -48,7 +50,11 @@ describe('admin API', () => {
 
   it('lists accounts and finds them by e-mail', async () => {
     const a = await consoleAccount(api);
-    const list = (await (await adminCall('GET', '/accounts?limit=100')).json()) as {
+    const list = (await expectContract(
+      await adminCall('GET', '/accounts?limit=100'),
+      contractFor('get /admin/api/accounts'),
+      200,
+    )) as {
       data: Array<{ id: string; email: string }>;
     };
     expect(list.data.map((x) => x.id)).toContain(a.accountId);
@@ -59,7 +65,7 @@ describe('admin API', () => {
     };
     expect(found.data.map((x) => x.id)).toEqual([a.accountId]);
     const one = await adminCall('GET', `/accounts/${a.accountId}`);
-    expect(await one.json()).toMatchObject({
+    expect(await expectContract(one, contractFor('get /admin/api/accounts/:id'), 200)).toMatchObject({
       id: a.accountId,
       email: a.email,
       status: 'active',
@@ -70,7 +76,11 @@ describe('admin API', () => {
 
   it('disables an account: its keys and sessions stop working; enabling restores them', async () => {
     const a = await consoleAccount(api);
-    expect((await adminCall('POST', `/accounts/${a.accountId}/disable`)).status).toBe(200);
+    await expectContract(
+      await adminCall('POST', `/accounts/${a.accountId}/disable`),
+      contractFor('post /admin/api/accounts/:id/disable'),
+      200,
+    );
     await expectError(await call(api, 'GET', '/v1/videos', { key: a.key }), 401, 'invalid_api_key');
     await expectError(await consoleCall(api, 'GET', '/console/api/me', a.session), 401, 'invalid_session');
     await expectError(
@@ -80,7 +90,11 @@ describe('admin API', () => {
       401,
       'invalid_credentials',
     );
-    expect((await adminCall('POST', `/accounts/${a.accountId}/enable`)).status).toBe(200);
+    await expectContract(
+      await adminCall('POST', `/accounts/${a.accountId}/enable`),
+      contractFor('post /admin/api/accounts/:id/enable'),
+      200,
+    );
     expect((await call(api, 'GET', '/v1/videos', { key: a.key })).status).toBe(200);
   });
 
@@ -90,7 +104,11 @@ describe('admin API', () => {
       rpm_limit: 5,
       max_active_video_tasks: 2,
     });
-    expect(await res.json()).toMatchObject({ limits: { rpm: 5, max_active_video_tasks: 2 } });
+    expect(await expectContract(res, contractFor('patch /admin/api/accounts/:id/limits'), 200)).toMatchObject(
+      {
+        limits: { rpm: 5, max_active_video_tasks: 2 },
+      },
+    );
     const cleared = await adminCall('PATCH', `/accounts/${a.accountId}/limits`, { rpm_limit: null });
     expect(await cleared.json()).toMatchObject({ limits: { rpm: null, max_active_video_tasks: 2 } });
     await expectError(
@@ -112,14 +130,16 @@ describe('admin API', () => {
       reference: 'BT-1',
       note: 'wire 2025-01-01',
     });
-    expect(first.status).toBe(201);
-    expect(await first.json()).toMatchObject({ credited: true, amount_usd: 100, bonus_usd: 10 });
+    expect(
+      await expectContract(first, contractFor('post /admin/api/accounts/:id/topups'), 201),
+    ).toMatchObject({ credited: true, amount_usd: 100, bonus_usd: 10 });
     const again = await adminCall('POST', `/accounts/${a.accountId}/topups`, {
       amount_usd: 100,
       reference: 'BT-1',
     });
-    expect(again.status).toBe(200);
-    expect(await again.json()).toMatchObject({ credited: false });
+    expect(
+      await expectContract(again, contractFor('post /admin/api/accounts/:id/topups'), 200),
+    ).toMatchObject({ credited: false });
     await expectError(
       await adminCall('POST', `/accounts/${a.accountId}/topups`, { amount_usd: 50, reference: 'BT-1' }),
       409,
@@ -131,7 +151,11 @@ describe('admin API', () => {
     });
     expect(await plain.json()).toMatchObject({ credited: true, bonus_usd: 0 });
     expect(await balance(a.accountId)).toBe(117_000_000);
-    const ledger = (await (await consoleCall(api, 'GET', '/console/api/ledger', a.session)).json()) as {
+    const ledger = (await expectContract(
+      await consoleCall(api, 'GET', '/console/api/ledger', a.session),
+      contractFor('get /console/api/ledger'),
+      200,
+    )) as {
       data: Array<{ kind: string; amount_usd: number }>;
     };
     expect(ledger.data.map((e) => [e.kind, e.amount_usd])).toEqual([
@@ -153,8 +177,9 @@ describe('admin API', () => {
       reason: 'goodwill',
       reference: 'ticket-1',
     });
-    expect(up.status).toBe(201);
-    expect(await up.json()).toMatchObject({ applied: true, balance_usd: 1.5 });
+    expect(
+      await expectContract(up, contractFor('post /admin/api/accounts/:id/adjustments'), 201),
+    ).toMatchObject({ applied: true, balance_usd: 1.5 });
     const repeat = await adminCall('POST', `/accounts/${a.accountId}/adjustments`, {
       amount_usd: 0.5,
       reason: 'goodwill',

@@ -1,25 +1,23 @@
+import { getAccountView, listAccounts, setAccountLimits, setAccountStatus } from '@mediagate/shared/accounts';
 import {
-  ApiError,
   adjustBalance,
   bankTransferReference,
-  getAccountView,
-  InsufficientQuotaError,
-  listAccounts,
   recordTopUp,
-  setAccountLimits,
-  setAccountStatus,
   type TopUpPolicy,
   TopUpTooSmallError,
   UnknownAccountError,
   usdToMicro,
-} from '@mediagate/shared';
+} from '@mediagate/shared/billing';
+import { consoleObject } from '@mediagate/shared/contracts';
+import { ApiError, InsufficientQuotaError } from '@mediagate/shared/errors';
 import type { Request, Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { announceKeyChange } from '../key-revocations';
 import { parseBody } from '../middleware/body';
 import { requireAdmin, sessionOf } from '../middleware/session';
-import { accountObject, usd, usdAmount } from './console-views';
+import { endpoints, ok, type Route, type RouteContract } from '../route';
+import { accountObject, accountSchema, cursorPage, usd, usdAmount } from './console-views';
 
 export function topUpPolicy(config: ApiDeps['config']): TopUpPolicy {
   return {
@@ -189,3 +187,50 @@ export function register(router: Router, deps: ApiDeps): void {
     }
   });
 }
+
+const bankTransferTopUp = consoleObject('BankTransferTopUp', {
+  object: z.literal('topup'),
+  payment_id: z.string(),
+  account_id: z.string(),
+  provider: z.literal('bank_transfer'),
+  reference: z.string(),
+  credited: z.boolean().describe('false: this reference was credited before'),
+  amount_usd: z.number(),
+  bonus_usd: z.number(),
+});
+
+const adjustment = consoleObject('Adjustment', {
+  object: z.literal('adjustment'),
+  account_id: z.string(),
+  applied: z.boolean().describe('false: this reference was applied before'),
+  amount_usd: z.number(),
+  balance_usd: z.number(),
+  balance_micro_usd: z.number().int(),
+});
+
+const accountList = cursorPage(accountSchema, 'AccountList');
+
+const op = endpoints({ tag: 'admin', auth: 'admin' });
+
+export const contracts: RouteContract[] = [
+  op('GET /admin/api/accounts', 'List and find accounts', { query: listQuery, 200: accountList }),
+  op('GET /admin/api/accounts/:id', 'An account', { 200: accountSchema }),
+  op('POST /admin/api/accounts/:id/disable', 'Disable an account', { 200: accountSchema }),
+  op('POST /admin/api/accounts/:id/enable', 'Enable an account', { 200: accountSchema }),
+  op('PATCH /admin/api/accounts/:id/limits', 'Per-account rate and concurrency limits', {
+    body: limitsBody,
+    200: accountSchema,
+  }),
+  op('POST /admin/api/accounts/:id/topups', 'Credit a bank transfer (idempotent per reference)', {
+    body: topUpBody,
+    201: bankTransferTopUp,
+    200: ok(bankTransferTopUp, 'already credited'),
+  }),
+  op('POST /admin/api/accounts/:id/adjustments', 'Adjust a balance, with a reason', {
+    body: adjustmentBody,
+    201: adjustment,
+    200: ok(adjustment, 'already applied'),
+  }),
+];
+
+export const route: Route = { mount: '/admin/api', contracts, register };

@@ -1,5 +1,8 @@
-import { ensureAdminAccount, findLedgerMismatches, getAccount, getTask } from '@mediagate/shared';
+import { ensureAdminAccount, getAccount } from '@mediagate/shared/accounts';
+import { findLedgerMismatches } from '@mediagate/shared/billing';
+import { getTask } from '@mediagate/shared/tasks';
 import { consoleAccount, consoleCall } from '../../test/console';
+import { contractFor, expectContract } from '../../test/contract';
 import { call, expectError, startTestApi, type TestApi, videoBody } from '../../test/harness';
 
 const METRICS_TOKEN = 'metrics-token-for-tests';
@@ -60,10 +63,10 @@ describe('operator surfaces', () => {
     await api.database.pool.query(`update tasks set status = 'failed', error_code = 'x' where id = $1`, [t1]);
     const list = async (qs: string) => {
       const res = await adminCall('GET', `/admin/api/tasks${qs}`);
-      expect(res.status).toBe(200);
-      return ((await res.json()) as { data: Array<{ id: string; account_id: string }> }).data.map(
-        (t) => t.id,
-      );
+      const page = (await expectContract(res, contractFor('get /admin/api/tasks'), 200)) as {
+        data: Array<{ id: string; account_id: string }>;
+      };
+      return page.data.map((t) => t.id);
     };
     expect(await list(`?account_id=${a.accountId}`)).toEqual([t2, t1]);
     expect(await list(`?account_id=${a.accountId}&status=failed`)).toEqual([t1]);
@@ -93,12 +96,15 @@ describe('operator surfaces', () => {
     const user = await consoleAccount(api);
     const failedId = await createTask(user.key);
     await api.database.pool.query(`update tasks set status = 'pending' where id = $1`, [failedId]);
-    const { failTask } = await import('@mediagate/shared');
+    const { failTask } = await import('@mediagate/shared/tasks');
     await failTask(api.database.db, failedId, { code: 'InternalError', message: 'upstream broke' });
     const before = (await getAccount(api.database.db, user.accountId))!.balanceMicroUsd;
     const res = await adminCall('POST', `/admin/api/tasks/${failedId}/retry`);
-    expect(res.status).toBe(200);
-    const retried = (await res.json()) as { id: string; status: string; metadata: { retry_of: string } };
+    const retried = (await expectContract(res, contractFor('post /admin/api/tasks/:taskId/retry'), 200)) as {
+      id: string;
+      status: string;
+      metadata: { retry_of: string };
+    };
     expect(retried.id).not.toBe(failedId);
     expect(retried.status).toBe('pending');
     expect(retried.metadata.retry_of).toBe(failedId);
@@ -113,7 +119,7 @@ describe('operator surfaces', () => {
   it('creates and charges exactly one task for concurrent retries of one failed task', async () => {
     const user = await consoleAccount(api);
     const failedId = await createTask(user.key);
-    const { failTask } = await import('@mediagate/shared');
+    const { failTask } = await import('@mediagate/shared/tasks');
     await failTask(api.database.db, failedId, { code: 'InternalError', message: 'upstream broke' });
     const before = (await getAccount(api.database.db, user.accountId))!.balanceMicroUsd;
     const answers = await Promise.all(
@@ -136,14 +142,24 @@ describe('operator surfaces', () => {
 
   it('pauses and resumes a queue', async () => {
     const paused = await adminCall('POST', '/admin/api/queues/video-tasks/pause');
-    expect(await paused.json()).toEqual({ name: 'video-tasks', paused: true });
+    expect(await expectContract(paused, contractFor('post /admin/api/queues/:name/pause'), 200)).toEqual({
+      name: 'video-tasks',
+      paused: true,
+    });
     expect(await api.videoQueue.isPaused()).toBe(true);
-    const listed = (await (await adminCall('GET', '/admin/api/queues')).json()) as {
+    const listed = (await expectContract(
+      await adminCall('GET', '/admin/api/queues'),
+      contractFor('get /admin/api/queues'),
+      200,
+    )) as {
       data: Array<{ name: string; paused: boolean }>;
     };
     expect(listed.data.find((q) => q.name === 'video-tasks')?.paused).toBe(true);
     const resumed = await adminCall('POST', '/admin/api/queues/video-tasks/resume');
-    expect(await resumed.json()).toEqual({ name: 'video-tasks', paused: false });
+    expect(await expectContract(resumed, contractFor('post /admin/api/queues/:name/resume'), 200)).toEqual({
+      name: 'video-tasks',
+      paused: false,
+    });
     await expectError(await adminCall('POST', '/admin/api/queues/nope/pause'), 404, 'not_found');
   });
 

@@ -1,10 +1,14 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import { ApiError, QUEUE_NAMES } from '@mediagate/shared';
+import { consoleObject, listOf } from '@mediagate/shared/contracts';
+import { ApiError } from '@mediagate/shared/errors';
+import { QUEUE_NAMES } from '@mediagate/shared/queue';
 import type { Express, RequestHandler, Router } from 'express';
+import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { presentedSessionToken, requireAdmin } from '../middleware/session';
+import { endpoints, type Route, type RouteContract } from '../route';
 import { type ConsolePages, wantsPage } from './console-app';
 
 const queueOf = (deps: ApiDeps, name: string) => {
@@ -43,14 +47,7 @@ export function register(router: Router, deps: ApiDeps): void {
       [deps.videoQueue, deps.callbacksQueue].map(async (q) => ({
         name: q.name,
         paused: await q.isPaused(),
-        counts: await q.getJobCounts(
-          'waiting',
-          'active',
-          'delayed',
-          'failed',
-          'completed',
-          'prioritized',
-        ),
+        counts: await q.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'),
       })),
     );
     res.status(200).json({ object: 'list', data });
@@ -64,3 +61,15 @@ export function register(router: Router, deps: ApiDeps): void {
     });
   }
 }
+
+const queueState = consoleObject('QueueState', { name: z.string(), paused: z.boolean() });
+
+const op = endpoints({ tag: 'admin', auth: 'admin' });
+
+export const contracts: RouteContract[] = [
+  op('GET /admin/api/queues', 'Queues with their depth by state', { 200: listOf(queueState, 'QueueList') }),
+  op('POST /admin/api/queues/:name/pause', 'Pause a queue', { 200: queueState }),
+  op('POST /admin/api/queues/:name/resume', 'Resume a queue', { 200: queueState }),
+];
+
+export const route: Route = { mount: '/admin/api', contracts, register };

@@ -1,15 +1,14 @@
-import {
-  ApiError,
-  enqueueVideoTask,
-  findTasks,
-  retryFailedTask,
-  TASK_ID_PATTERN,
-  toTaskObject,
-} from '@mediagate/shared';
+import { listOf, videoTaskObject } from '@mediagate/shared/contracts';
+import { ApiError } from '@mediagate/shared/errors';
+import { TASK_ID_PATTERN } from '@mediagate/shared/ids';
+import { enqueueVideoTask } from '@mediagate/shared/queue';
+import { findTasks, toTaskObject } from '@mediagate/shared/tasks';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { requireAdmin, sessionOf } from '../middleware/session';
+import { endpoints, type Route, type RouteContract } from '../route';
+import { taskLifecycle } from '../task-lifecycle';
 
 /** 9999-12-31T23:59:59Z: later seconds are no date (or not one Postgres stores) */
 const LATEST_UNIX_SECONDS = 253_402_300_799;
@@ -73,7 +72,7 @@ export function register(router: Router, deps: ApiDeps): void {
   router.post('/tasks/:taskId/retry', ...requireAdmin(deps), async (req, res) => {
     const taskId = String(req.params.taskId);
     const retry = TASK_ID_PATTERN.test(taskId)
-      ? await retryFailedTask(deps.database.db, taskId, {
+      ? await taskLifecycle(deps).retry(taskId, {
           deadlineMs: deps.config.VIDEO_DEADLINE_MS,
           operatorId: sessionOf(req).accountId,
         })
@@ -96,3 +95,25 @@ export function register(router: Router, deps: ApiDeps): void {
     res.status(200).json(toTaskObject(row));
   });
 }
+
+const adminTask = videoTaskObject
+  .extend({
+    account_id: z.string(),
+    upstream_task_id: z.string().nullable(),
+    upstream_channel: z.string().nullable(),
+  })
+  .meta({ id: 'AdminTask' });
+
+const op = endpoints({ tag: 'admin', auth: 'admin' });
+
+export const contracts: RouteContract[] = [
+  op('GET /admin/api/tasks', 'Find tasks by status, age, model or account', {
+    query: adminTasksQuery,
+    200: listOf(adminTask, 'AdminTaskList'),
+  }),
+  op('POST /admin/api/tasks/:taskId/retry', 'Run a failed task again as a new task', {
+    200: videoTaskObject,
+  }),
+];
+
+export const route: Route = { mount: '/admin/api', contracts, register };

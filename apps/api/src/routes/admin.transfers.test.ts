@@ -1,6 +1,9 @@
-import { ensureAdminAccount, findLedgerMismatches, getAccount } from '@mediagate/shared';
+import { ensureAdminAccount, getAccount } from '@mediagate/shared/accounts';
+import { findLedgerMismatches } from '@mediagate/shared/billing';
 import { consoleAccount, consoleCall } from '../../test/console';
+import { expectContract } from '../../test/contract';
 import { call, expectError, startTestApi, type TestApi } from '../../test/harness';
+import * as adminTransfers from './admin.transfers';
 
 let api: TestApi;
 let admin: string;
@@ -39,8 +42,10 @@ describe('bank transfers by reference', () => {
     // as typed from a memo: lower case, with a dash
     const memo = `${ref.slice(0, 6).toLowerCase()}-${ref.slice(6)}`;
     const found = await consoleCall(api, 'GET', `/admin/api/transfer-references/${memo}`, admin);
-    expect(found.status).toBe(200);
-    expect(await found.json()).toMatchObject({ reference: ref, account: { id: user.accountId } });
+    expect(await expectContract(found, adminTransfers.contract, 200)).toMatchObject({
+      reference: ref,
+      account: { id: user.accountId },
+    });
     const credited = await consoleCall(api, 'POST', `/admin/api/accounts/${user.accountId}/topups`, admin, {
       amount_usd: 10,
       reference: 'BT-REF-1',

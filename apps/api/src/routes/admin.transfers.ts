@@ -1,8 +1,13 @@
-import { ApiError, findAccountByTransferReference, getAccountView } from '@mediagate/shared';
+import { getAccountView } from '@mediagate/shared/accounts';
+import { findAccountByTransferReference } from '@mediagate/shared/billing';
+import { consoleObject } from '@mediagate/shared/contracts';
+import { ApiError } from '@mediagate/shared/errors';
 import type { Router } from 'express';
+import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { requireAdmin } from '../middleware/session';
-import { accountObject } from './console-views';
+import { endpoint, type Route } from '../route';
+import { accountObject, accountSchema } from './console-views';
 
 /**
  * GET /admin/api/transfer-references/:reference: the account whose bank-transfer reference a
@@ -24,3 +29,16 @@ export function register(router: Router, deps: ApiDeps): void {
     });
   });
 }
+
+export const contract = endpoint(
+  'GET /admin/api/transfer-references/:reference',
+  "The account a bank-transfer memo's reference belongs to",
+  {
+    tag: 'admin',
+    auth: 'admin',
+    200: consoleObject('BankTransferReference', { reference: z.string(), account: accountSchema }),
+    404: 'not found',
+  },
+);
+
+export const route: Route = { mount: '/admin/api', contracts: [contract], register };

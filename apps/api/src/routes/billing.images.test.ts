@@ -1,6 +1,7 @@
-import { findLedgerMismatches } from '@mediagate/shared';
+import { findLedgerMismatches } from '@mediagate/shared/billing';
 import { type RunningSim, waitFor } from '@mediagate/shared/testing';
 import { consoleAccount, consoleCall } from '../../test/console';
+import { contractFor, expectContract } from '../../test/contract';
 import { call, expectError, type TestApi } from '../../test/harness';
 import { balanceOf, startImagesApi } from '../../test/images';
 
@@ -31,8 +32,10 @@ describe('image calls in the billing', () => {
       key: token.key,
       json: { model: 'seedream-4.0', prompt: 'four kites', n: 4, size: '1K' },
     });
-    expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ requested: 4, delivered: 3 });
+    expect(await expectContract(res, contractFor('post /v1/images/generations'), 200)).toMatchObject({
+      requested: 4,
+      delivered: 3,
+    });
     expect(await balanceOf(api, accountId)).toBe(1_000_000 - 3 * 30_000);
 
     const usage = (await (await consoleCall(api, 'GET', '/console/api/usage', session)).json()) as {

@@ -1,13 +1,9 @@
 import type { AddressInfo } from 'node:net';
-import {
-  chargeForCall,
-  failTask,
-  findLedgerMismatches,
-  getAccount,
-  refundCall,
-  setAccountLimits,
-} from '@mediagate/shared';
+import { getAccount, setAccountLimits } from '@mediagate/shared/accounts';
+import { chargeForCall, findLedgerMismatches, refundCall } from '@mediagate/shared/billing';
+import { failTask } from '@mediagate/shared/tasks';
 import { consoleAccount, consoleCall } from '../../test/console';
+import { contractFor, expectContract } from '../../test/contract';
 import { call, expectError, startTestApi, type TestApi, videoBody } from '../../test/harness';
 import { buildApp } from '../app';
 import { RateLimits, rateLimitConfig } from '../middleware/rate-limit';
@@ -141,10 +137,18 @@ describe('per-call billing', () => {
     for (let i = 0; i < 3; i++) {
       expect((await call(api, 'POST', '/v1/videos', { key, json: videoBody() })).status).toBe(200);
     }
-    const bal = await (await consoleCall(api, 'GET', '/console/api/balance', session)).json();
+    const bal = await expectContract(
+      await consoleCall(api, 'GET', '/console/api/balance', session),
+      contractFor('get /console/api/balance'),
+      200,
+    );
     expect(bal).toEqual({ object: 'balance', balance_usd: 4.25, balance_micro_usd: 4_250_000 });
 
-    const page1 = (await (await consoleCall(api, 'GET', '/console/api/usage?limit=2', session)).json()) as {
+    const page1 = (await expectContract(
+      await consoleCall(api, 'GET', '/console/api/usage?limit=2', session),
+      contractFor('get /console/api/usage'),
+      200,
+    )) as {
       data: Array<{ id: string; outcome: string }>;
       has_more: boolean;
       next_cursor: string;
@@ -158,7 +162,11 @@ describe('per-call billing', () => {
     expect(page2).toMatchObject({ has_more: false, next_cursor: null });
     expect(page2.data).toHaveLength(1);
 
-    const ledger = (await (await consoleCall(api, 'GET', '/console/api/ledger?limit=3', session)).json()) as {
+    const ledger = (await expectContract(
+      await consoleCall(api, 'GET', '/console/api/ledger?limit=3', session),
+      contractFor('get /console/api/ledger'),
+      200,
+    )) as {
       data: Array<{ kind: string }>;
       has_more: boolean;
     };

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
-import { LruCache, revokeApiKey } from '@mediagate/shared';
+import { revokeApiKey } from '@mediagate/shared/accounts';
+import { LruCache } from '@mediagate/shared/lru';
 import { waitFor } from '@mediagate/shared/testing';
 import { call, startTestApi, type TestApi, videoBody } from '../../test/harness';
 import { buildApp } from '../app';

@@ -1,6 +1,22 @@
-import type { AccountWebhookSettingsRow, DeliveryWithAttempts } from '@mediagate/shared';
+import { consoleObject } from '@mediagate/shared/contracts';
+import type { AccountWebhookSettingsRow } from '@mediagate/shared/db';
+import type { DeliveryWithAttempts } from '@mediagate/shared/webhooks';
+import { z } from 'zod';
+import { unixSeconds } from './console-views';
 
 const unix = (d: Date | null): number | null => (d ? Math.floor(d.getTime() / 1000) : null);
+
+export const webhookSecretSchema = consoleObject('WebhookSecret', {
+  secret: z.string().describe('whsec_...'),
+  created_at: unixSeconds.nullable(),
+  rotated_at: unixSeconds.nullable(),
+  previous_secret_expires_at: unixSeconds.nullable(),
+});
+
+export const webhookSettingsSchema = consoleObject('WebhookSettings', {
+  video_processing: z.boolean(),
+  events: z.array(z.string()),
+});
 
 /** The public object of a callback delivery and its attempts (GET /v1/videos/{id}/callbacks). */
 export function toDeliveryObject(d: DeliveryWithAttempts) {

@@ -1,9 +1,13 @@
-import { ApiError, getAccountView, listLedger, listUsage, spendByDayAndModel } from '@mediagate/shared';
+import { getAccountView } from '@mediagate/shared/accounts';
+import { listLedger, listUsage, spendByDayAndModel } from '@mediagate/shared/billing';
+import { consoleObject } from '@mediagate/shared/contracts';
+import { ApiError } from '@mediagate/shared/errors';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { requireSession, sessionOf } from '../middleware/session';
-import { pageQuery, toSeconds, usd } from './console-views';
+import { endpoints, type Route, type RouteContract } from '../route';
+import { cursorPage, pageQuery, toSeconds, unixSeconds, usd } from './console-views';
 
 export const ledgerQuery = pageQuery.extend({
   kind: z.enum(['grant', 'topup', 'bonus', 'charge', 'refund', 'adjustment']).optional(),
@@ -120,3 +124,67 @@ export function register(router: Router, deps: ApiDeps): void {
     });
   });
 }
+
+const balance = consoleObject('Balance', { balance_usd: z.number(), balance_micro_usd: z.number().int() });
+
+const ledgerEntry = consoleObject('LedgerEntry', {
+  id: z.string(),
+  kind: z.enum(['grant', 'topup', 'bonus', 'charge', 'refund', 'adjustment']),
+  amount_usd: z.number(),
+  amount_micro_usd: z.number().int(),
+  ref: z.string().nullable(),
+  reason: z.string().nullable(),
+  created_at: unixSeconds.nullable(),
+});
+
+const usageRecord = consoleObject('UsageRecord', {
+  id: z.string(),
+  created_at: unixSeconds.nullable(),
+  ref: z.string(),
+  token: z
+    .object({ id: z.string(), name: z.string().nullable(), display_prefix: z.string().nullable() })
+    .nullable(),
+  model: z.string().nullable(),
+  units: z.number().int(),
+  cost_usd: z.number(),
+  cost_micro_usd: z.number().int(),
+  refunded_usd: z.number(),
+  refunded_micro_usd: z.number().int(),
+  outcome: z.string(),
+  latency_ms: z.number().int().nullable(),
+});
+
+const spendSummary = consoleObject('UsageSummary', {
+  days: z.number().int(),
+  time_zone: z.string(),
+  since: unixSeconds,
+  data: z.array(
+    z.object({
+      day: z.string().describe('YYYY-MM-DD in time_zone'),
+      model: z.string().nullable(),
+      calls: z.number().int(),
+      spent_usd: z.number(),
+      spent_micro_usd: z.number().int(),
+    }),
+  ),
+});
+
+const op = endpoints({ tag: 'console', auth: 'session' });
+
+export const contracts: RouteContract[] = [
+  op('GET /console/api/usage/summary', 'Spend and calls per day and model over the last days', {
+    query: spendQuery,
+    200: spendSummary,
+  }),
+  op('GET /console/api/balance', 'Balance', { 200: balance }),
+  op('GET /console/api/ledger', 'Ledger, newest first', {
+    query: ledgerQuery,
+    200: cursorPage(ledgerEntry, 'LedgerPage'),
+  }),
+  op('GET /console/api/usage', 'Usage log of billed calls, newest first', {
+    query: usageQuery,
+    200: cursorPage(usageRecord, 'UsagePage'),
+  }),
+];
+
+export const route: Route = { mount: '/console/api', contracts, register };

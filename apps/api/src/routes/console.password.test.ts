@@ -1,6 +1,7 @@
+import { startTestSmtp, type TestSmtp } from '@mediagate/shared/testing';
 import { consoleAccount, consoleCall, PASSWORD } from '../../test/console';
+import { contractFor, expectContract } from '../../test/contract';
 import { call, expectError, startTestApi, type TestApi } from '../../test/harness';
-import { startTestSmtp, type TestSmtp } from '../../test/smtp';
 
 let smtp: TestSmtp;
 let api: TestApi;
@@ -35,15 +36,19 @@ describe('POST /console/api/password/forgot and /reset', () => {
     const a = await consoleAccount(api);
     const other = await consoleAccount(api);
     const res = await post('/password/forgot', { email: a.email.toUpperCase() });
-    expect(res.status).toBe(202);
-    expect(await res.json()).toMatchObject({ object: 'password_reset', expires_in: 600 });
+    expect(await expectContract(res, contractFor('post /console/api/password/forgot'), 202)).toMatchObject({
+      object: 'password_reset',
+      expires_in: 600,
+    });
     const code = await resetCode(a.email, 0);
     const mail = smtp.inbox.find((m) => m.to.includes(a.email))!;
     expect(mail.raw).not.toContain(PASSWORD);
 
     const done = await post('/password/reset', { email: a.email, code, password: 'a brand new password' });
-    expect(done.status).toBe(200);
-    expect(await done.json()).toMatchObject({ status: 'reset', sessions_ended: true });
+    expect(await expectContract(done, contractFor('post /console/api/password/reset'), 200)).toMatchObject({
+      status: 'reset',
+      sessions_ended: true,
+    });
     await expectError(await consoleCall(api, 'GET', '/console/api/me', a.session), 401, 'invalid_session');
     // another account's session is untouched
     expect((await consoleCall(api, 'GET', '/console/api/me', other.session)).status).toBe(200);
@@ -159,7 +164,7 @@ describe('POST /console/api/password/change', () => {
       { current_password: PASSWORD, new_password: 'changed password 1' },
       a.session,
     );
-    expect(ok.status).toBe(200);
+    await expectContract(ok, contractFor('post /console/api/password/change'), 200);
     expect((await consoleCall(api, 'GET', '/console/api/me', a.session)).status).toBe(200);
     await expectError(await consoleCall(api, 'GET', '/console/api/me', second.token), 401, 'invalid_session');
     expect((await login(a.email, 'changed password 1')).status).toBe(200);

@@ -1,22 +1,24 @@
 import {
-  ApiError,
   changePassword,
   MAX_PASSWORD_LENGTH,
   MIN_PASSWORD_LENGTH,
-  type PasswordResetPolicy,
   PasswordResetFailedError,
+  type PasswordResetPolicy,
   resetPassword,
   startPasswordReset,
   WrongPasswordError,
-} from '@mediagate/shared';
+} from '@mediagate/shared/accounts';
+import { consoleObject } from '@mediagate/shared/contracts';
+import { ApiError } from '@mediagate/shared/errors';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { passwordResetMail } from '../mail/mailer';
 import { parseBody } from '../middleware/body';
 import { requireSession, sessionOf } from '../middleware/session';
-import { emailField } from './console-views';
+import { endpoints, type Route, type RouteContract } from '../route';
 import { clientIp } from './console.register';
+import { emailField } from './console-views';
 
 const newPassword = z
   .string()
@@ -111,3 +113,40 @@ export function register(router: Router, deps: ApiDeps): void {
     res.status(200).json({ object: 'password_change', status: 'changed', other_sessions_ended: true });
   });
 }
+
+const resetRequested = consoleObject('PasswordResetRequested', {
+  email: z.string(),
+  status: z.string(),
+  expires_in: z.number().int(),
+});
+
+const op = endpoints({ tag: 'console', auth: 'none' });
+
+export const contracts: RouteContract[] = [
+  op(
+    'POST /console/api/password/forgot',
+    'Mail a password reset code (202 whether or not the address has an account)',
+    { body: forgotBody, 202: resetRequested },
+  ),
+  op(
+    'POST /console/api/password/reset',
+    'Set a new password with the e-mailed code; every session of the account ends',
+    {
+      body: resetBody,
+      200: consoleObject('PasswordReset', { status: z.string() }),
+      400: 'wrong or expired code',
+    },
+  ),
+  op(
+    'POST /console/api/password/change',
+    'Change the password (the current one is needed); other sessions end',
+    {
+      auth: 'session',
+      body: changeBody,
+      200: consoleObject('PasswordChanged', { status: z.string() }),
+      400: 'wrong current password',
+    },
+  ),
+];
+
+export const route: Route = { mount: '/console/api', contracts, register };

@@ -1,7 +1,8 @@
-import { findLedgerMismatches } from '@mediagate/shared';
+import { findLedgerMismatches } from '@mediagate/shared/billing';
+import { startTestSmtp, type TestSmtp } from '@mediagate/shared/testing';
 import { consoleCall } from '../../test/console';
+import { contractFor, expectContract } from '../../test/contract';
 import { call, expectError, startTestApi, type TestApi } from '../../test/harness';
-import { startTestSmtp, type TestSmtp } from '../../test/smtp';
 
 let smtp: TestSmtp;
 let api: TestApi;
@@ -26,8 +27,7 @@ describe('registration with an e-mailed code', () => {
   it('mails a 6-digit code over SMTP; the code creates the account with 0.05 USD and a working default key', async () => {
     const email = newEmail();
     const res = await post('/register', { email, password: 'longenough' });
-    expect(res.status).toBe(202);
-    expect(await res.json()).toMatchObject({
+    expect(await expectContract(res, contractFor('post /console/api/register'), 202)).toMatchObject({
       status: 'code_sent',
       email: email.toLowerCase(),
       expires_in: 600,
@@ -47,11 +47,14 @@ describe('registration with an e-mailed code', () => {
       'invalid_request',
     );
     const verified = await post('/register/verify', { email, code, password: 'longenough' });
-    expect(verified.status).toBe(201);
     expect(verified.headers.get('set-cookie')).toMatch(
       /mg_session=cs_[0-9A-Za-z]{43}; .*HttpOnly.*SameSite=Strict/i,
     );
-    const account = (await verified.json()) as {
+    const account = (await expectContract(
+      verified,
+      contractFor('post /console/api/register/verify'),
+      201,
+    )) as {
       id: string;
       email: string;
       balance_usd: number;
@@ -96,16 +99,26 @@ describe('registration with an e-mailed code', () => {
       'invalid_credentials',
     );
     const login = await post('/login', { email: email.toUpperCase(), password: 'password-123' });
-    expect(login.status).toBe(200);
-    const { token, expires_at } = (await login.json()) as { token: string; expires_at: number };
+    const { token, expires_at } = (await expectContract(
+      login,
+      contractFor('post /console/api/login'),
+      200,
+    )) as { token: string; expires_at: number };
     expect(expires_at).toBeGreaterThan(Date.now() / 1000 + 3600);
     // the cookie works as well as the bearer token
     const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
     const me = await call(api, 'GET', '/console/api/me', { headers: { cookie } });
-    expect(me.status).toBe(200);
-    expect(await me.json()).toMatchObject({ email: email.toLowerCase(), role: 'user', balance_usd: 0.05 });
+    expect(await expectContract(me, contractFor('get /console/api/me'), 200)).toMatchObject({
+      email: email.toLowerCase(),
+      role: 'user',
+      balance_usd: 0.05,
+    });
 
-    expect((await consoleCall(api, 'POST', '/console/api/logout', token)).status).toBe(200);
+    await expectContract(
+      await consoleCall(api, 'POST', '/console/api/logout', token),
+      contractFor('post /console/api/logout'),
+      200,
+    );
     await expectError(await consoleCall(api, 'GET', '/console/api/me', token), 401, 'invalid_session');
     await expectError(
       await call(api, 'GET', '/console/api/me', { headers: { cookie } }),
@@ -171,7 +184,11 @@ describe('registration with an e-mailed code', () => {
       `update email_verifications set last_sent_at = now() - interval '61 seconds' where email = $1`,
       [email.toLowerCase()],
     );
-    expect((await post('/register/resend', { email })).status).toBe(202);
+    await expectContract(
+      await post('/register/resend', { email }),
+      contractFor('post /console/api/register/resend'),
+      202,
+    );
     const second = await smtp.codeFor(email, 1);
     if (second !== first) {
       await expectError(
@@ -386,7 +403,7 @@ describe('login lock-out is not a weapon', () => {
     });
 
   it('locks the guessing address out, and lets the right password in from another address', async () => {
-    const { ensureAdminAccount } = await import('@mediagate/shared');
+    const { ensureAdminAccount } = await import('@mediagate/shared/accounts');
     await ensureAdminAccount(proxied.database.db, {
       email: 'ops@example.test',
       password: 'operator-password',
@@ -405,7 +422,8 @@ describe('login lock-out is not a weapon', () => {
     );
     // the operator, elsewhere, is not locked out by someone else's guesses
     const res = await login('ops@example.test', 'operator-password', '198.51.100.20');
-    expect(res.status).toBe(200);
-    expect(((await res.json()) as { role: string }).role).toBe('admin');
+    expect(
+      ((await expectContract(res, contractFor('post /console/api/login'), 200)) as { role: string }).role,
+    ).toBe('admin');
   });
 });

@@ -1,5 +1,4 @@
 import {
-  ApiError,
   isCommonPassword,
   MAX_PASSWORD_LENGTH,
   MIN_PASSWORD_LENGTH,
@@ -8,15 +7,18 @@ import {
   ResendCooldownError,
   resendRegistrationCode,
   startRegistration,
-  usdToMicro,
   VerificationFailedError,
-} from '@mediagate/shared';
+} from '@mediagate/shared/accounts';
+import { usdToMicro } from '@mediagate/shared/billing';
+import { consoleObject } from '@mediagate/shared/contracts';
+import { ApiError } from '@mediagate/shared/errors';
 import type { Request, Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { normalizeIp } from '../ip-rules';
 import { alreadyRegisteredMail, verificationMail } from '../mail/mailer';
 import { parseBody } from '../middleware/body';
+import { endpoints, type Route, type RouteContract } from '../route';
 import { emailField } from './console-views';
 
 export const registerBody = z.strictObject({
@@ -104,3 +106,25 @@ export function register(router: Router, deps: ApiDeps): void {
     res.status(202).json(accepted(email));
   });
 }
+
+const registrationAccepted = consoleObject('RegistrationAccepted', {
+  email: z.string(),
+  status: z.string(),
+  expires_in: z.number().int().describe('seconds the code is valid'),
+  resend_in: z.number().int().describe('seconds before another code can be asked for'),
+});
+
+const op = endpoints({ tag: 'console', auth: 'none' });
+
+export const contracts: RouteContract[] = [
+  op('POST /console/api/register', 'Start a registration: a 6-digit code is e-mailed', {
+    body: registerBody,
+    202: registrationAccepted,
+  }),
+  op('POST /console/api/register/resend', 'Send the code again (cool-down applies)', {
+    body: resendBody,
+    202: registrationAccepted,
+  }),
+];
+
+export const route: Route = { mount: '/console/api', contracts, register };

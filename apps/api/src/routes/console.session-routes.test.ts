@@ -1,11 +1,13 @@
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { failTask, listTaskDeliveries, type Resolver } from '@mediagate/shared';
+import { failTask } from '@mediagate/shared/tasks';
+import { listTaskDeliveries, type Resolver } from '@mediagate/shared/webhooks';
 import { Webhook } from 'standardwebhooks';
 import { consoleAccount, consoleCall } from '../../test/console';
+import { contractFor, expectContract } from '../../test/contract';
 import { call, expectError, IMG, startTestApi, type TestApi, videoBody } from '../../test/harness';
 
 // The console's session routes that reuse the /v1 handlers (videos, callbacks, webhooks), the
@@ -47,12 +49,22 @@ describe('video tasks and callbacks with a console session', () => {
     const a = await consoleAccount(api);
     const b = await consoleAccount(api);
     const id = await failedTaskWithCallback(a.key);
-    const list = (await (await get('/videos?status=failed', a.session)).json()) as {
+    const list = (await expectContract(
+      await get('/videos?status=failed', a.session),
+      contractFor('get /console/api/videos'),
+      200,
+    )) as {
       data: Array<{ id: string }>;
     };
     expect(list.data.map((t) => t.id)).toEqual([id]);
     const viaKey = await (await call(api, 'GET', `/v1/videos/${id}`, { key: a.key })).json();
-    expect(await (await get(`/videos/${id}`, a.session)).json()).toEqual(viaKey);
+    expect(
+      await expectContract(
+        await get(`/videos/${id}`, a.session),
+        contractFor('get /console/api/videos/:taskId'),
+        200,
+      ),
+    ).toEqual(viaKey);
     expect(((await (await get('/videos', b.session)).json()) as { data: unknown[] }).data).toEqual([]);
     await expectError(await get(`/videos/${id}`, b.session), 404, 'not_found');
     await expectError(await get(`/videos/${id}/callbacks`, b.session), 404, 'not_found');
@@ -67,13 +79,22 @@ describe('video tasks and callbacks with a console session', () => {
     const b = await consoleAccount(api);
     const id = await failedTaskWithCallback(a.key);
     const [d] = await listTaskDeliveries(api.database.db, id);
-    const list = (await (await get(`/videos/${id}/callbacks`, a.session)).json()) as {
+    const list = (await expectContract(
+      await get(`/videos/${id}/callbacks`, a.session),
+      contractFor('get /console/api/videos/:taskId/callbacks'),
+      200,
+    )) as {
       data: Array<{ id: string }>;
     };
     expect(list.data.map((x) => x.id)).toEqual([d!.id]);
     const again = await post(`/videos/${id}/callbacks/${d!.id}/redeliver`, a.session);
-    expect(again.status).toBe(202);
-    expect(await again.json()).toMatchObject({ id: d!.id, status: 'pending' });
+    expect(
+      await expectContract(
+        again,
+        contractFor('post /console/api/videos/:taskId/callbacks/:deliveryId/redeliver'),
+        202,
+      ),
+    ).toMatchObject({ id: d!.id, status: 'pending' });
     await expectError(await post(`/videos/${id}/callbacks/${d!.id}/redeliver`, b.session), 404, 'not_found');
   });
 });
@@ -81,9 +102,17 @@ describe('video tasks and callbacks with a console session', () => {
 describe('webhook settings with a console session', () => {
   it('shows and rotates the same secret the API key sees, and switches processing events', async () => {
     const a = await consoleAccount(api);
-    const first = (await (await get('/webhooks/secret', a.session)).json()) as { secret: string };
+    const first = (await expectContract(
+      await get('/webhooks/secret', a.session),
+      contractFor('get /console/api/webhooks/secret'),
+      200,
+    )) as { secret: string };
     expect(first.secret).toMatch(/^whsec_/);
-    const rotated = (await (await post('/webhooks/secret/rotate', a.session)).json()) as {
+    const rotated = (await expectContract(
+      await post('/webhooks/secret/rotate', a.session),
+      contractFor('post /console/api/webhooks/secret/rotate'),
+      200,
+    )) as {
       secret: string;
       previous_secret_expires_at: number;
     };
@@ -94,8 +123,16 @@ describe('webhook settings with a console session', () => {
     };
     expect(viaKey.secret).toBe(rotated.secret);
     const on = await post('/webhooks/settings', a.session, { video_processing: true });
-    expect(await on.json()).toMatchObject({ video_processing: true });
-    expect(await (await get('/webhooks/settings', a.session)).json()).toMatchObject({
+    expect(await expectContract(on, contractFor('post /console/api/webhooks/settings'), 200)).toMatchObject({
+      video_processing: true,
+    });
+    expect(
+      await expectContract(
+        await get('/webhooks/settings', a.session),
+        contractFor('get /console/api/webhooks/settings'),
+        200,
+      ),
+    ).toMatchObject({
       events: ['video.succeeded', 'video.failed', 'video.processing'],
     });
     await expectError(
@@ -121,8 +158,7 @@ describe('webhook settings with a console session', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
       const res = await post('/webhooks/test', a.session, { url: `${url}/hook` });
-      expect(res.status).toBe(200);
-      expect(await res.json()).toMatchObject({
+      expect(await expectContract(res, contractFor('post /console/api/webhooks/test'), 200)).toMatchObject({
         delivered: true,
         status_code: 200,
         response_body: 'thanks',
@@ -167,8 +203,7 @@ describe('spend summary and models', () => {
     const id = await failedTaskWithCallback(a.key); // charged, then refunded in full
     await call(api, 'POST', '/v1/videos', { key: a.key, json: videoBody() });
     const res = await get('/usage/summary?days=7&tz=Asia/Shanghai', a.session);
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as {
+    const body = (await expectContract(res, contractFor('get /console/api/usage/summary'), 200)) as {
       time_zone: string;
       data: Array<{ day: string; model: string; calls: number; spent_usd: number }>;
     };
@@ -197,7 +232,11 @@ describe('spend summary and models', () => {
 
   it('lists the catalog model ids for key limits', async () => {
     const a = await consoleAccount(api);
-    const body = (await (await get('/models', a.session)).json()) as {
+    const body = (await expectContract(
+      await get('/models', a.session),
+      contractFor('get /console/api/models'),
+      200,
+    )) as {
       data: Array<{ id: string; type: string }>;
     };
     expect(body.data).toContainEqual({ object: 'model', id: 'wan2.6-i2v-flash-5s-720p', type: 'video' });
@@ -237,7 +276,13 @@ describe('the console pages at /', () => {
       await expectError(await page(p), 404, 'not_found');
     }
     await expectError(await page('/somewhere', 'application/json'), 404, 'not_found');
-    expect(((await (await page('/openapi.json')).json()) as { openapi: string }).openapi).toBe('3.1.0');
+    expect(
+      (
+        (await expectContract(await page('/openapi.json'), contractFor('get /openapi.json'), 200)) as {
+          openapi: string;
+        }
+      ).openapi,
+    ).toBe('3.1.0');
     expect((await page('/healthz')).headers.get('content-type')).toMatch(/json/);
     await expectError(
       await fetch(`${api.url}/console/keys`, { method: 'POST', headers: { accept: 'text/html' } }),

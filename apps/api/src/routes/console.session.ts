@@ -1,11 +1,14 @@
-import { ApiError, checkLogin, createSession, getAccountView, revokeSession } from '@mediagate/shared';
+import { checkLogin, createSession, getAccountView, revokeSession } from '@mediagate/shared/accounts';
+import { consoleObject } from '@mediagate/shared/contracts';
+import { ApiError } from '@mediagate/shared/errors';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { parseBody } from '../middleware/body';
 import { clearSessionCookie, requireSession, sessionOf, setSessionCookie } from '../middleware/session';
+import { endpoints, type Route, type RouteContract } from '../route';
 import { clientIp } from './console.register';
-import { accountObject, emailField, toSeconds } from './console-views';
+import { accountObject, accountSchema, emailField, toSeconds, unixSeconds } from './console-views';
 
 export const loginBody = z.strictObject({ email: emailField, password: z.string().min(1).max(256) });
 
@@ -50,3 +53,20 @@ export function register(router: Router, deps: ApiDeps): void {
     res.status(200).json(accountObject(account));
   });
 }
+
+const session = consoleObject('Session', {
+  token: z.string(),
+  expires_at: unixSeconds,
+  account_id: z.string(),
+  role: z.enum(['user', 'admin']),
+});
+
+const op = endpoints({ tag: 'console', auth: 'session' });
+
+export const contracts: RouteContract[] = [
+  op('POST /console/api/login', 'Open a console session', { auth: 'none', body: loginBody, 200: session }),
+  op('POST /console/api/logout', 'End the session', { 200: consoleObject('LoggedOut') }),
+  op('GET /console/api/me', 'The signed-in account', { 200: accountSchema }),
+];
+
+export const route: Route = { mount: '/console/api', contracts, register };

@@ -1,6 +1,8 @@
-import { findLedgerMismatches, getAccount } from '@mediagate/shared';
+import { getAccount } from '@mediagate/shared/accounts';
+import { findLedgerMismatches } from '@mediagate/shared/billing';
 import { waitFor } from '@mediagate/shared/testing';
 import { consoleAccount, consoleCall } from '../../test/console';
+import { contractFor, expectContract } from '../../test/contract';
 import { call, expectError, startTestApi, type TestApi, videoBody } from '../../test/harness';
 
 let api: TestApi;
@@ -25,11 +27,16 @@ interface Token {
 
 const createToken = async (session: string, body: Record<string, unknown>): Promise<Token> => {
   const res = await consoleCall(api, 'POST', '/console/api/tokens', session, body);
-  expect(res.status).toBe(201);
-  return (await res.json()) as Token;
+  return (await expectContract(res, contractFor('post /console/api/tokens'), 201)) as Token;
 };
 const listTokens = async (session: string): Promise<Token[]> =>
-  ((await (await consoleCall(api, 'GET', '/console/api/tokens', session)).json()) as { data: Token[] }).data;
+  (
+    (await expectContract(
+      await consoleCall(api, 'GET', '/console/api/tokens', session),
+      contractFor('get /console/api/tokens'),
+      200,
+    )) as { data: Token[] }
+  ).data;
 const videos = (key: string, body = videoBody()) => call(api, 'POST', '/v1/videos', { key, json: body });
 
 describe('token management', () => {
@@ -63,8 +70,9 @@ describe('token management', () => {
     const renamed = await consoleCall(api, 'PATCH', `/console/api/tokens/${created.id}`, session, {
       name: 'ci-2',
     });
-    expect(renamed.status).toBe(200);
-    expect(await renamed.json()).toMatchObject({ name: 'ci-2' });
+    expect(await expectContract(renamed, contractFor('patch /console/api/tokens/:id'), 200)).toMatchObject({
+      name: 'ci-2',
+    });
     expect((await videos(created.key!)).status).toBe(200);
     const after = (await listTokens(session)).find((t) => t.id === created.id)!;
     expect(after.used_usd).toBe(0.25);
@@ -82,7 +90,11 @@ describe('token management', () => {
     expect((await call(api, 'GET', '/v1/videos', { key: t.key })).status).toBe(200);
 
     const del = await consoleCall(api, 'DELETE', `/console/api/tokens/${t.id}`, session);
-    expect(await del.json()).toEqual({ object: 'token', id: t.id, deleted: true });
+    expect(await expectContract(del, contractFor('delete /console/api/tokens/:id'), 200)).toEqual({
+      object: 'token',
+      id: t.id,
+      deleted: true,
+    });
     await expectError(await call(api, 'GET', '/v1/videos', { key: t.key }), 401, 'invalid_api_key');
     expect((await listTokens(session)).map((x) => x.id)).not.toContain(t.id);
     await expectError(

@@ -1,12 +1,13 @@
 import {
-  ApiError,
   createToken,
   deleteToken,
   type KeyLimits,
   listTokens,
   TooManyKeysError,
   updateToken,
-} from '@mediagate/shared';
+} from '@mediagate/shared/accounts';
+import { consoleObject, listOf } from '@mediagate/shared/contracts';
+import { ApiError } from '@mediagate/shared/errors';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
@@ -14,7 +15,8 @@ import { parseIpRule } from '../ip-rules';
 import { announceKeyChange } from '../key-revocations';
 import { parseBody } from '../middleware/body';
 import { requireSession, sessionOf } from '../middleware/session';
-import { tokenObject } from './console-views';
+import { type ContractDeps, endpoints, type Route, type RouteContract } from '../route';
+import { tokenObject, tokenSchema } from './console-views';
 
 /** 9999-12-31T23:59:59Z */
 const LATEST_UNIX_SECONDS = 253_402_300_799;
@@ -144,3 +146,32 @@ export function register(router: Router, deps: ApiDeps): void {
     res.status(200).json({ object: 'token', id: parsedId.data.id, deleted: true });
   });
 }
+
+const deletedTokenSchema = consoleObject('DeletedToken', {
+  object: z.literal('token'),
+  id: z.string(),
+  deleted: z.literal(true),
+});
+
+export const createdTokenSchema = tokenSchema
+  .extend({ key: z.string().describe('the sk- key; in this answer only') })
+  .meta({ id: 'CreatedToken' });
+
+export function contracts(deps: ContractDeps): RouteContract[] {
+  const { createBody, patchBody } = tokenBodies(deps);
+  const op = endpoints({ tag: 'console', auth: 'session' });
+  return [
+    op('POST /console/api/tokens', 'Create a key (shown once)', {
+      body: createBody,
+      201: createdTokenSchema,
+    }),
+    op('GET /console/api/tokens', "The account's keys", { 200: listOf(tokenSchema, 'TokenList') }),
+    op('PATCH /console/api/tokens/:id', 'Rename, disable, enable, or change limits', {
+      body: patchBody,
+      200: tokenSchema,
+    }),
+    op('DELETE /console/api/tokens/:id', 'Delete a key', { 200: deletedTokenSchema }),
+  ];
+}
+
+export const route: Route = { mount: '/console/api', contracts, register };

@@ -7,20 +7,21 @@ import {
   type PaymentKeySet,
   paySimEnvSchema,
 } from '@mediagate/payment-sim';
+import { getAccount } from '@mediagate/shared/accounts';
+import { findLedgerMismatches } from '@mediagate/shared/billing';
+import { loadConfig } from '@mediagate/shared/config';
 import {
   alipayTime,
   fenToYuan,
-  findLedgerMismatches,
-  getAccount,
-  loadConfig,
   reconcileTopUpOrders,
   signAlipayNotification,
   wechatEncryptResource,
   wechatSignedHeaders,
   wechatTime,
-} from '@mediagate/shared';
+} from '@mediagate/shared/payments';
 import { waitFor } from '@mediagate/shared/testing';
 import { consoleAccount, consoleCall } from '../../test/console';
+import { contractFor, expectContract } from '../../test/contract';
 import { call, expectError, startTestApi, type TestApi } from '../../test/harness';
 
 type Provider = 'alipay' | 'wechat';
@@ -87,12 +88,16 @@ async function createTopUp(session: string, provider: Provider, amountCny = 35):
     amount_cny: amountCny,
     provider,
   });
-  expect(res.status).toBe(201);
-  return (await res.json()) as TopUp;
+  return (await expectContract(res, contractFor('post /console/api/topups'), 201)) as TopUp;
 }
 const status = async (session: string, id: string) =>
-  ((await (await consoleCall(api, 'GET', `/console/api/topups/${id}`, session)).json()) as { status: string })
-    .status;
+  (
+    (await expectContract(
+      await consoleCall(api, 'GET', `/console/api/topups/${id}`, session),
+      contractFor('get /console/api/topups/:id'),
+      200,
+    )) as { status: string }
+  ).status;
 
 // ------------------------------------------------------------------ notifications as the vendors send them
 
@@ -173,15 +178,16 @@ const notify = (provider: Provider, n: { body: string; headers: Record<string, s
 
 /** Asserts the protocol's "accepted" answer. */
 async function expectAccepted(provider: Provider, res: Response) {
-  if (provider === 'alipay')
-    expect({ status: res.status, body: await res.text() }).toEqual({ status: 200, body: 'success' });
-  else expect(res.status).toBe(204);
+  const contract = contractFor(`post /payments/${provider}/notify`);
+  if (provider === 'alipay') expect(await expectContract(res, contract, 200)).toBe('success');
+  else await expectContract(res, contract, 204);
 }
 /** Asserts the protocol's "refused, send again" answer. */
 async function expectRefused(provider: Provider, res: Response) {
   expect(res.status).toBeGreaterThanOrEqual(400);
-  if (provider === 'alipay') expect(await res.text()).not.toBe('success');
-  else expect(await res.json()).toMatchObject({ code: 'FAIL' });
+  const body = await expectContract(res, contractFor(`post /payments/${provider}/notify`), res.status);
+  if (provider === 'alipay') expect(body).toBe('fail');
+  else expect(body).toMatchObject({ code: 'FAIL' });
 }
 
 const otherKey = () =>
@@ -197,8 +203,7 @@ describe('GET /console/api/topups/options', () => {
   it('lists the configured providers, rate, limits in CNY and a stable bank-transfer reference', async () => {
     const { session } = await consoleAccount(api, 0);
     const res = await consoleCall(api, 'GET', '/console/api/topups/options', session);
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as any;
+    const body = (await expectContract(res, contractFor('get /console/api/topups/options'), 200)) as any;
     expect(body).toMatchObject({
       providers: ['alipay', 'wechat'],
       cny_per_usd: 5,
@@ -327,9 +332,11 @@ describe('POST /console/api/topups', () => {
       paid_at: null,
       credited_at: null,
     });
-    const page1 = (await (
-      await consoleCall(api, 'GET', '/console/api/topups?limit=2', owner.session)
-    ).json()) as any;
+    const page1 = (await expectContract(
+      await consoleCall(api, 'GET', '/console/api/topups?limit=2', owner.session),
+      contractFor('get /console/api/topups'),
+      200,
+    )) as any;
     expect(page1.data.map((t: TopUp) => t.id)).toEqual([c.id, b.id]);
     expect(page1.has_more).toBe(true);
     const page2 = (await (
@@ -361,8 +368,7 @@ describe.each(['alipay', 'wechat'] as const)('%s through the payment simulator',
   it('creates an order with the QR content, and credits it once paid (the notification, answered as the protocol wants)', async () => {
     const { session, accountId } = await consoleAccount(api, 0);
     const res = await consoleCall(api, 'POST', '/console/api/topups', session, { amount_cny: 35, provider });
-    expect(res.status).toBe(201);
-    const t = (await res.json()) as any;
+    const t = (await expectContract(res, contractFor('post /console/api/topups'), 201)) as any;
     expect(t).toMatchObject({
       object: 'topup',
       status: 'created',

@@ -1,27 +1,28 @@
 import {
-  ApiError,
   closeTopUpOrder,
-  consoleObject,
   ensureBankTransferReference,
   getTopUpOrder,
   insertTopUpOrder,
   listTopUpOrders,
-  newTopUpOrderId,
   openTopUpOrders,
-  QR_PROVIDERS,
   quoteCnyTopUp,
   setTopUpQrCode,
-  syncTopUpOrder,
-  type TopUpOrderRow,
   TopUpTooSmallError,
-} from '@mediagate/shared';
+} from '@mediagate/shared/billing';
+import { consoleObject } from '@mediagate/shared/contracts';
+import type { TopUpOrderRow } from '@mediagate/shared/db';
+import { ApiError } from '@mediagate/shared/errors';
+import { newTopUpOrderId } from '@mediagate/shared/ids';
+import { QR_PROVIDERS, syncTopUpOrder } from '@mediagate/shared/payments';
+import { withTimeout } from '@mediagate/shared/timeout';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { parseBody } from '../middleware/body';
 import { requireSession, sessionOf } from '../middleware/session';
+import { endpoints, ok, type Route, type RouteContract } from '../route';
 import { topUpPolicy } from './admin.accounts';
-import { toSeconds, usd } from './console-views';
+import { cursorPage, toSeconds, usd } from './console-views';
 
 export const createTopUpBody = z.strictObject({
   amount_cny: z
@@ -122,7 +123,7 @@ export function register(router: Router, deps: ApiDeps): void {
     const sync = syncTopUpOrder(db, provider, order, { closeIfExpired: false }).catch((err: unknown) => {
       log.warn({ err, orderId: order.id }, 'top-up query failed');
     });
-    await Promise.race([sync, new Promise((r) => setTimeout(r, 2_000).unref())]);
+    await withTimeout(sync, 2_000, { what: 'top-up query' }).catch(() => {});
   };
 
   router.get('/topups/options', session, async (req, res) => {
@@ -236,3 +237,32 @@ export function register(router: Router, deps: ApiDeps): void {
     });
   });
 }
+
+const op = endpoints({ tag: 'console', auth: 'session' });
+
+export const contracts: RouteContract[] = [
+  op(
+    'GET /console/api/topups/options',
+    'How the account can top up: QR providers, rate, minimum, bonus, bank transfer details',
+    { 200: topUpOptionsSchema },
+  ),
+  op(
+    'POST /console/api/topups',
+    'Start a QR-code top-up in CNY (Alipay or WeChat Pay); returns the QR content',
+    {
+      body: createTopUpBody,
+      201: ok(topUpObjectSchema, 'Created'),
+      503: 'the payment provider is unavailable',
+    },
+  ),
+  op('GET /console/api/topups/:id', 'A top-up and its status (created, paid, credited, closed, expired)', {
+    200: topUpObjectSchema,
+    404: 'not found',
+  }),
+  op('GET /console/api/topups', "The account's top-ups, newest first", {
+    query: topUpListQuery,
+    200: cursorPage(topUpObjectSchema, 'TopUpList'),
+  }),
+];
+
+export const route: Route = { mount: '/console/api', contracts, register };

@@ -1,17 +1,15 @@
-import {
-  ApiError,
-  createSession,
-  pgErrorCode,
-  VerificationFailedError,
-  verifyRegistration,
-} from '@mediagate/shared';
+import { createSession, VerificationFailedError, verifyRegistration } from '@mediagate/shared/accounts';
+import { consoleObject } from '@mediagate/shared/contracts';
+import { pgErrorCode } from '@mediagate/shared/db';
+import { ApiError } from '@mediagate/shared/errors';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { parseBody } from '../middleware/body';
 import { setSessionCookie } from '../middleware/session';
+import { endpoint, type Route } from '../route';
 import { clientIp, registrationPolicy } from './console.register';
-import { emailField, toSeconds, usd } from './console-views';
+import { emailField, toSeconds, unixSeconds, usd } from './console-views';
 
 export const verifyBody = z.strictObject({
   email: emailField,
@@ -73,3 +71,20 @@ export function register(router: Router, deps: ApiDeps): void {
     });
   });
 }
+
+const registered = consoleObject('Registered', {
+  id: z.string(),
+  email: z.string(),
+  balance_usd: z.number(),
+  balance_micro_usd: z.number().int(),
+  api_key: z.object({ id: z.string(), name: z.string(), key: z.string(), display_prefix: z.string() }),
+  session: z.object({ token: z.string(), expires_at: unixSeconds }),
+});
+
+export const contract = endpoint(
+  'POST /console/api/register/verify',
+  'Confirm the code: creates the account, its default key and a session',
+  { tag: 'console', auth: 'none', body: verifyBody, 201: registered },
+);
+
+export const route: Route = { mount: '/console/api', contracts: [contract], register };

@@ -1,5 +1,6 @@
+import { consoleObject } from '@mediagate/shared/contracts';
+import { ApiError } from '@mediagate/shared/errors';
 import {
-  ApiError,
   activeSigningSecrets,
   assertPublicUrl,
   createSsrfSafeAgent,
@@ -8,12 +9,13 @@ import {
   newDeliveryId,
   sendWebhook,
   signWebhook,
-} from '@mediagate/shared';
+} from '@mediagate/shared/webhooks';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { parseBody } from '../middleware/body';
 import { requireSession, sessionOf } from '../middleware/session';
+import { endpoint, type Route } from '../route';
 
 export const webhookTestBody = z.strictObject({
   url: z
@@ -87,3 +89,21 @@ export function register(router: Router, deps: ApiDeps): void {
     },
   );
 }
+
+const webhookTestResult = consoleObject('WebhookTestResult', {
+  id: z.string(),
+  url: z.string(),
+  delivered: z.boolean(),
+  status_code: z.number().int().nullable(),
+  latency_ms: z.number().int(),
+  error: z.string().nullable(),
+  response_body: z.string().nullable(),
+});
+
+export const contract = endpoint(
+  'POST /console/api/webhooks/test',
+  'Send a signed webhook.test event to a URL now and show the answer',
+  { tag: 'console', auth: 'session', body: webhookTestBody, 200: webhookTestResult },
+);
+
+export const route: Route = { mount: '/console/api', contracts: [contract], register };

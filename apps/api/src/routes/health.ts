@@ -1,6 +1,18 @@
-import { migrationsApplied } from '@mediagate/shared';
+import { healthResponse } from '@mediagate/shared/contracts';
+import { migrationsApplied } from '@mediagate/shared/db';
 import type { Router } from 'express';
 import type { ApiDeps } from '../deps';
+import { endpoints, ok, type Route, type RouteContract } from '../route';
+
+const op = endpoints({ tag: 'operations', auth: 'none' });
+
+export const contracts: RouteContract[] = [
+  op('GET /healthz', 'Liveness', { 200: healthResponse }),
+  op('GET /readyz', 'Readiness: Postgres, Redis and migrations answer and the process is not draining', {
+    200: healthResponse,
+    503: ok(healthResponse, 'not ready'),
+  }),
+];
 
 /**
  * /healthz: the process is alive. /readyz: it can answer (Postgres and migrations, not draining).
@@ -29,3 +41,5 @@ export function register(router: Router, deps: ApiDeps): void {
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
   });
 }
+
+export const route: Route = { mount: '', contracts, register };

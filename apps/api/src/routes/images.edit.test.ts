@@ -1,5 +1,6 @@
-import { findLedgerMismatches } from '@mediagate/shared';
+import { findLedgerMismatches } from '@mediagate/shared/billing';
 import type { RunningSim } from '@mediagate/shared/testing';
+import { contractFor, expectContract } from '../../test/contract';
 import { call, expectError, IMG, type TestApi } from '../../test/harness';
 import { balanceOf, pngBytes, startImagesApi } from '../../test/images';
 
@@ -51,8 +52,11 @@ describe('POST /v1/images/edits (multipart, as the openai client sends it)', () 
       ['image', file()],
       ['prompt', 'make the sky purple'],
     ]);
-    expect(res.status).toBe(200);
-    const out = (await res.json()) as { data: Array<{ url: string }>; requested: number; delivered: number };
+    const out = (await expectContract(res, contractFor('post /v1/images/edits'), 200)) as {
+      data: Array<{ url: string }>;
+      requested: number;
+      delivered: number;
+    };
     expect(out).toMatchObject({ requested: 1, delivered: 1 });
     expect(out.data[0]!.url).toMatch(/-1024x1024\.png$/);
     expect((await sim.stats()).image_edit).toMatchObject({ calls: 1, rejected: 0 });
@@ -72,8 +76,9 @@ describe('POST /v1/images/edits (multipart, as the openai client sends it)', () 
       ['negative_prompt', 'text'],
       ['response_format', 'b64_json'],
     ]);
-    expect(res.status).toBe(200);
-    const out = (await res.json()) as { data: Array<{ b64_json: string }> };
+    const out = (await expectContract(res, contractFor('post /v1/images/edits'), 200)) as {
+      data: Array<{ b64_json: string }>;
+    };
     expect(out.data).toHaveLength(2);
     expect(Buffer.from(out.data[0]!.b64_json, 'base64').subarray(1, 4).toString()).toBe('PNG');
     expect((await sim.stats()).image_edit.calls).toBe(2);
@@ -88,8 +93,9 @@ describe('POST /v1/images/edits (multipart, as the openai client sends it)', () 
       ['size', '2K'],
       ['n', '2'],
     ]);
-    expect(res.status).toBe(200);
-    expect(((await res.json()) as { data: unknown[] }).data).toHaveLength(2);
+    expect(
+      ((await expectContract(res, contractFor('post /v1/images/edits'), 200)) as { data: unknown[] }).data,
+    ).toHaveLength(2);
     expect((await sim.stats()).ark_images).toMatchObject({ calls: 1, images: 2 });
   });
 

@@ -1,15 +1,19 @@
+import type { ImageModel } from '@mediagate/shared/catalog';
+import { imagesResponse } from '@mediagate/shared/contracts';
+import { ApiError } from '@mediagate/shared/errors';
 import {
-  ApiError,
   coerceFormFields,
-  type ImageModel,
+  imageRequestSchema,
   parseImageRequest,
   uploadToDataUrl,
-} from '@mediagate/shared';
+} from '@mediagate/shared/images';
 import type { Router } from 'express';
+import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { requireApiKey } from '../middleware/auth';
 import { parseBody } from '../middleware/body';
 import { requireModelAllowed } from '../model-permission';
+import { type ContractDeps, endpoint, type Route, type RouteContract } from '../route';
 import { answerImages, imageModelFor, objectBody } from './images.generate';
 
 /** The file fields of the form: `image` (one file) or `image[]` (several, as the openai client sends them). */
@@ -79,3 +83,26 @@ export function register(router: Router, deps: ApiDeps): void {
     },
   );
 }
+
+/**
+ * What the document shows of an edit request: the fields of the models that edit, with `image` as the
+ * multipart form's files (a JSON request sends URLs or data URLs instead); `model` may be left out.
+ */
+const editBody = (models: readonly ImageModel[]) =>
+  imageRequestSchema(models).extend({
+    model: z.string().optional().describe('defaults to the first image-edit model'),
+    image: z
+      .array(z.string().meta({ format: 'binary' }))
+      .describe('the image files to edit (in JSON: URLs or data URLs)'),
+  });
+
+export const contracts = ({ catalog }: ContractDeps): RouteContract[] => [
+  endpoint('POST /v1/images/edits', 'Edit images given as files (the OpenAI multipart endpoint)', {
+    tag: 'images',
+    auth: 'apiKey',
+    body: { schema: editBody(catalog.images().filter((m) => m.input.max > 0)), multipart: true, json: true },
+    200: imagesResponse,
+  }),
+];
+
+export const route: Route = { mount: '/v1', contracts, register };

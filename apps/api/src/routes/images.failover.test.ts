@@ -1,4 +1,4 @@
-import { findLedgerMismatches } from '@mediagate/shared';
+import { findLedgerMismatches } from '@mediagate/shared/billing';
 import { freePort, type RunningSim, startUpstreamSim, waitFor } from '@mediagate/shared/testing';
 import { call, expectError, IMG, startTestApi, type TestApi } from '../../test/harness';
 import { balanceOf, simChannels } from '../../test/images';

@@ -1,5 +1,6 @@
-import { findLedgerMismatches } from '@mediagate/shared';
+import { findLedgerMismatches } from '@mediagate/shared/billing';
 import type { RunningSim } from '@mediagate/shared/testing';
+import { contractFor, expectContract } from '../../test/contract';
 import { call, expectError, IMG, type TestApi } from '../../test/harness';
 import { balanceOf, dataUrl, pngBytes, startImagesApi } from '../../test/images';
 
@@ -111,8 +112,9 @@ describe('POST /v1/images/generations: every model against the simulator', () =>
       ['qwen-image-edit', { image: IMG }, 1024],
     ] as const) {
       const res = await generate({ model, prompt: 'a red kite', response_format: 'b64_json', ...extra });
-      expect(res.status).toBe(200);
-      const out = (await res.json()) as { data: Array<{ b64_json: string; url?: string }> };
+      const out = (await expectContract(res, contractFor('post /v1/images/generations'), 200)) as {
+        data: Array<{ b64_json: string; url?: string }>;
+      };
       expect(out.data[0]).not.toHaveProperty('url');
       const bytes = Buffer.from(out.data[0]!.b64_json, 'base64');
       expect(bytes.subarray(1, 4).toString()).toBe('PNG');
@@ -340,8 +342,7 @@ describe('partial batches', () => {
     await sim.control('POST', '/ark-item-failures', { count: 2 });
     const before = await balanceOf(api, accountId);
     const res = await generate({ model: 'seedream-4.0', prompt: 'four kites', n: 4, size: '1K' });
-    expect(res.status).toBe(200);
-    const out = (await res.json()) as Json;
+    const out = (await expectContract(res, contractFor('post /v1/images/generations'), 200)) as Json;
     expect(out).toMatchObject({ requested: 4, delivered: 2, usage: { generated_images: 2 } });
     expect(out.data).toHaveLength(2);
     expect(out.data.every((d: { url?: string }) => typeof d.url === 'string')).toBe(true);

@@ -1,16 +1,14 @@
-import {
-  ApiError,
-  type ImageJob,
-  type ImageModel,
-  type ModelCatalog,
-  parseImageRequest,
-} from '@mediagate/shared';
+import type { ImageModel, ModelCatalog } from '@mediagate/shared/catalog';
+import { imagesResponse } from '@mediagate/shared/contracts';
+import { ApiError } from '@mediagate/shared/errors';
+import { type ImageJob, imageRequestSchema, parseImageRequest } from '@mediagate/shared/images';
 import type { Request, Response, Router } from 'express';
 import type { ApiDeps } from '../deps';
 import { principalOf, requireApiKey } from '../middleware/auth';
 import { parseBody } from '../middleware/body';
 import { requireModelAllowed } from '../model-permission';
 import { requirePublicUrls } from '../public-urls';
+import { type ContractDeps, endpoint, type Route, type RouteContract } from '../route';
 
 /** The request body as an object, or a 400 saying what an images request looks like. */
 export function objectBody(body: unknown): Record<string, unknown> {
@@ -79,3 +77,17 @@ export function register(router: Router, deps: ApiDeps): void {
     },
   );
 }
+
+/** The request body is the catalog's: every field some image model takes (`imageRequestSchema`). */
+export const contracts = ({ catalog }: ContractDeps): RouteContract[] => [
+  endpoint('POST /v1/images/generations', 'Generate or edit images synchronously', {
+    tag: 'images',
+    auth: 'apiKey',
+    body: imageRequestSchema(catalog.images()),
+    200: imagesResponse,
+    402: 'balance or key quota too low',
+    429: 'rate limited (Retry-After)',
+  }),
+];
+
+export const route: Route = { mount: '/v1', contracts, register };

@@ -1,5 +1,6 @@
-import { findLedgerMismatches, sweepUnsettledImageCalls } from '@mediagate/shared';
+import { findLedgerMismatches, sweepUnsettledImageCalls } from '@mediagate/shared/billing';
 import { type RunningSim, waitFor } from '@mediagate/shared/testing';
+import { contractFor, expectContract } from '../../test/contract';
 import { call, expectError, type TestApi } from '../../test/harness';
 import { balanceOf, startImagesApi } from '../../test/images';
 
@@ -81,8 +82,10 @@ describe('settlement of an image call', () => {
     const { key, accountId } = await api.account(1);
     await sim.control('POST', '/ark-item-failures', { count: 1 });
     const res = await generate(key, 4);
-    expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ requested: 4, delivered: 3 });
+    expect(await expectContract(res, contractFor('post /v1/images/generations'), 200)).toMatchObject({
+      requested: 4,
+      delivered: 3,
+    });
     const [row] = await usageOf(accountId);
     expect(row).toMatchObject({ settled: true, refunded: PRICE, outcome: 'partial' });
     await age(row!.ref);

@@ -1,8 +1,11 @@
-import { ApiError, getTaskMedia, TASK_ID_PATTERN, VARIANT_OF_FILE } from '@mediagate/shared';
+import { ApiError } from '@mediagate/shared/errors';
+import { TASK_ID_PATTERN } from '@mediagate/shared/ids';
+import { getTaskMedia, VARIANT_OF_FILE } from '@mediagate/shared/media';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
-import { sendTaskMedia } from '../media/task-media-response';
+import { sendTaskMedia, taskMediaAnswers } from '../media/task-media-response';
+import { endpoint, type Route } from '../route';
 
 const linkQuery = z.object({
   exp: z.string().regex(/^\d{1,12}$/, 'must be Unix seconds'),
@@ -42,3 +45,18 @@ export function register(router: Router, deps: ApiDeps): void {
     });
   });
 }
+
+export const contract = endpoint(
+  'GET /media/:taskId/:file',
+  "A task's video (video.mp4) or first frame (thumbnail.jpg) by its signed link (?exp=&sig=), without a key",
+  {
+    tag: 'videos',
+    auth: 'signature',
+    ...taskMediaAnswers,
+    302: 'S3 driver: a presigned or CDN link; not copied yet: the vendor link',
+    403: 'invalid_media_link',
+    404: 'video_expired, video_deleted, thumbnail_unavailable',
+  },
+);
+
+export const route: Route = { mount: '', contracts: [contract], register };

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { contractFor, expectContract } from '../../test/contract';
 import { call, expectError, startTestApi, type TestApi } from '../../test/harness';
 import { buildApp } from '../app';
 import { buildMetricsApp } from './metrics';
@@ -34,8 +35,7 @@ describe('/metrics access', () => {
       'invalid_api_key',
     );
     const ok = await call(api, 'GET', '/metrics', { key: TOKEN });
-    expect(ok.status).toBe(200);
-    expect(await ok.text()).toContain('mediagate_queue_jobs');
+    expect(await expectContract(ok, contractFor('get /metrics'), 200)).toContain('mediagate_queue_jobs');
   });
 
   it('is not served on the API port without a token, nor when it has a listener of its own', async () => {

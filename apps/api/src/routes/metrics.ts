@@ -1,8 +1,22 @@
-import { ApiError, bearerMatches } from '@mediagate/shared';
+import { ApiError } from '@mediagate/shared/errors';
+import { bearerMatches } from '@mediagate/shared/metrics';
 import express, { type Express, type RequestHandler, type Router } from 'express';
 import type { ApiDeps } from '../deps';
 import { errorHandler, notFoundHandler } from '../middleware/errors';
 import { requestContext } from '../middleware/request-context';
+import { type ContractDeps, endpoint, type Route, type RouteContract } from '../route';
+
+export const contracts = (deps: ContractDeps): RouteContract[] =>
+  metricsOnApiPort(deps)
+    ? [
+        endpoint('GET /metrics', 'Prometheus metrics (Authorization: Bearer <METRICS_TOKEN>)', {
+          tag: 'operations',
+          auth: 'none',
+          200: { description: 'Prometheus text format', contentType: 'text/plain' },
+          401: 'no or wrong metrics token',
+        }),
+      ]
+    : [];
 
 /**
  * GET /metrics: Prometheus text format (process, HTTP, queue depth, billing), for the scraper
@@ -16,9 +30,16 @@ export function register(router: Router, deps: ApiDeps): void {
 }
 
 /** Whether /metrics is served on the API port (a token is set and no listener of its own). */
-export function metricsOnApiPort(deps: Pick<ApiDeps, 'metrics' | 'config'>): boolean {
-  return deps.metrics !== undefined && deps.config.METRICS_PORT === undefined && !!deps.config.METRICS_TOKEN;
+export function metricsOnApiPort(deps: Partial<Pick<ApiDeps, 'metrics' | 'config'>>): boolean {
+  return (
+    deps.metrics !== undefined &&
+    deps.config !== undefined &&
+    deps.config.METRICS_PORT === undefined &&
+    !!deps.config.METRICS_TOKEN
+  );
 }
+
+export const route: Route = { mount: '', contracts, register };
 
 function serveMetrics(deps: ApiDeps): RequestHandler {
   const metrics = deps.metrics!;

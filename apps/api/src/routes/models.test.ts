@@ -1,5 +1,8 @@
-import { defaultCatalog } from '@mediagate/shared';
+import { defaultCatalog } from '@mediagate/shared/catalog';
+import { expectContract } from '../../test/contract';
 import { call, expectError, startTestApi, type TestApi } from '../../test/harness';
+import * as modelsGet from './models.get';
+import * as modelsList from './models.list';
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read free-form JSON answers
 type Json = Record<string, any>;
@@ -15,8 +18,10 @@ afterAll(() => api.close());
 describe('GET /v1/models', () => {
   it('lists every catalog model in the OpenAI list shape, with what each accepts', async () => {
     const res = await call(api, 'GET', '/v1/models', { key });
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as { object: string; data: Array<Json> };
+    const body = (await expectContract(res, modelsList.contract, 200)) as {
+      object: string;
+      data: Array<Json>;
+    };
     expect(body.object).toBe('list');
     expect(body.data.map((m) => m.id)).toEqual(defaultCatalog().models.map((m) => m.id));
     for (const m of body.data) {
@@ -41,7 +46,7 @@ describe('GET /v1/models', () => {
 
   it('answers one model, 404 model_not_found for an unknown one, 401 without a key', async () => {
     const res = await call(api, 'GET', '/v1/models/seedream-3.0', { key });
-    expect(await res.json()).toMatchObject({
+    expect(await expectContract(res, modelsGet.contract, 200)).toMatchObject({
       id: 'seedream-3.0',
       object: 'model',
       parameters: { n: { max: 4 } },

@@ -1,6 +1,9 @@
-import { findLedgerMismatches, getAccount } from '@mediagate/shared';
+import { getAccount } from '@mediagate/shared/accounts';
+import { findLedgerMismatches } from '@mediagate/shared/billing';
+import { expectContract } from '../../test/contract';
 import { call, expectError, startTestApi, type TestApi } from '../../test/harness';
 import { DEV_SIGNATURE_HEADER, signDevPayment } from '../payments/provider';
+import * as paymentsNotify from './payments.notify';
 
 const SECRET = 'whsec-test-payments';
 let api: TestApi;
@@ -29,12 +32,14 @@ describe('QR-code payment notifications (dev HMAC provider)', () => {
     const { accountId } = await api.account(0);
     const payload = { reference: 'QR-1', account_id: accountId, amount_usd: 7 };
     const first = await notify(payload);
-    expect(first.status).toBe(200);
-    expect(await first.json()).toMatchObject({ credited: true, amount_usd: 7, bonus_usd: 0 });
+    expect(await expectContract(first, paymentsNotify.contract, 200)).toMatchObject({
+      credited: true,
+      amount_usd: 7,
+      bonus_usd: 0,
+    });
     expect(await balance(accountId)).toBe(7_000_000);
     const again = await notify(payload);
-    expect(again.status).toBe(200);
-    expect(await again.json()).toMatchObject({ credited: false });
+    expect(await expectContract(again, paymentsNotify.contract, 200)).toMatchObject({ credited: false });
     expect(await balance(accountId)).toBe(7_000_000);
   });
 

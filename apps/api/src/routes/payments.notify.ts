@@ -1,8 +1,12 @@
-import { ApiError, recordTopUp, TopUpTooSmallError, UnknownAccountError } from '@mediagate/shared';
+import { recordTopUp, TopUpTooSmallError, UnknownAccountError } from '@mediagate/shared/billing';
+import { consoleObject } from '@mediagate/shared/contracts';
+import { ApiError } from '@mediagate/shared/errors';
 import express, { type Router } from 'express';
+import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { assertWellFormedStrings } from '../middleware/well-formed';
 import { PaymentNotificationError } from '../payments/provider';
+import { endpoint, type Route } from '../route';
 import { topUpPolicy } from './admin.accounts';
 import { usd } from './console-views';
 
@@ -61,3 +65,21 @@ export function register(router: Router, deps: ApiDeps): void {
     }
   });
 }
+
+const paymentNotificationResult = consoleObject('PaymentNotificationResult', {
+  object: z.literal('payment'),
+  provider: z.string(),
+  reference: z.string(),
+  account_id: z.string(),
+  credited: z.boolean().describe('false: this payment reference was credited before'),
+  amount_usd: z.number(),
+  bonus_usd: z.number(),
+});
+
+export const contract = endpoint(
+  'POST /payments/:provider/notify',
+  "A payment provider's signed notification (credited once per payment reference)",
+  { tag: 'payments', auth: 'signature', 200: paymentNotificationResult, 401: 'bad signature' },
+);
+
+export const route: Route = { mount: '/payments', contracts: [contract], register };

@@ -1,13 +1,11 @@
-import {
-  ApiError,
-  creditTopUpOrder,
-  getTopUpOrder,
-  type NotificationAnswer,
-  PaymentVerificationError,
-  QR_PROVIDERS,
-} from '@mediagate/shared';
-import express, { type Response, type Router } from 'express';
+import { creditTopUpOrder, getTopUpOrder } from '@mediagate/shared/billing';
+import { errorResponse } from '@mediagate/shared/contracts';
+import { ApiError } from '@mediagate/shared/errors';
+import { type NotificationAnswer, PaymentVerificationError, QR_PROVIDERS } from '@mediagate/shared/payments';
+import express, { type Router } from 'express';
+import { z } from 'zod';
 import type { ApiDeps } from '../deps';
+import { endpoints, type Route, type RouteContract } from '../route';
 
 /**
  * POST /payments/alipay/notify and /payments/wechat/notify: the providers' asynchronous payment
@@ -85,3 +83,40 @@ export function register(router: Router, deps: ApiDeps): void {
     });
   }
 }
+
+/** WeChat Pay's "send again" answer. */
+const wechatFail = z.object({ code: z.literal('FAIL'), message: z.string() }).meta({ id: 'WeChatPayFail' });
+
+/** The refusals each protocol answers in its own shape (the provider sends the notification again). */
+const refusals = (answer: { schema?: z.ZodType; contentType?: string }, what: string) => ({
+  400: {
+    description: `a malformed notification or an amount that differs from the order: ${what}`,
+    ...answer,
+  },
+  401: { description: `a signature that does not verify: ${what}`, ...answer },
+  404: {
+    description: `an unknown order (${what}); the provider is not configured (the error envelope)`,
+    ...(answer.schema ? { schema: z.union([answer.schema, errorResponse]) } : {}),
+  },
+  500: { description: `a temporary failure: ${what}`, ...answer },
+});
+
+const op = endpoints({ tag: 'payments', auth: 'signature' });
+
+export const contracts: RouteContract[] = [
+  op(
+    'POST /payments/alipay/notify',
+    "Alipay's asynchronous notification (form, RSA2-signed); answered with the text success",
+    {
+      200: { description: 'success', contentType: 'text/plain' },
+      ...refusals({ contentType: 'text/plain' }, 'the text fail'),
+    },
+  ),
+  op(
+    'POST /payments/wechat/notify',
+    "WeChat Pay's payment notification (signed, resource encrypted); 204 when accepted",
+    { 204: 'accepted', ...refusals({ schema: wechatFail }, '{"code":"FAIL"}') },
+  ),
+];
+
+export const route: Route = { mount: '/payments', contracts, register };

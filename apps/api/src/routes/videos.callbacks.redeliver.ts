@@ -1,20 +1,18 @@
-import {
-  ApiError,
-  enqueueDelivery,
-  getDelivery,
-  listTaskDeliveries,
-  redeliverDelivery,
-} from '@mediagate/shared';
+import { callbackDelivery } from '@mediagate/shared/contracts';
+import { ApiError } from '@mediagate/shared/errors';
+import { enqueueDelivery } from '@mediagate/shared/queue';
+import { getDelivery, listTaskDeliveries, redeliverDelivery } from '@mediagate/shared/webhooks';
 import type { Router } from 'express';
 import type { ApiDeps } from '../deps';
-import { type AccountAuth, apiKeyAuth } from '../middleware/account-auth';
+import type { AccountAuth } from '../middleware/account-auth';
+import { accountRoutes, endpoint, ok } from '../route';
 import { toDeliveryObject } from './callback-views';
 
 /**
  * POST /v1/videos/:taskId/callbacks/:deliveryId/redeliver: sends the delivery again now, with the
  * same webhook-id; a finished one starts a fresh retry schedule. Answers 202 with the delivery.
  */
-export function register(router: Router, deps: ApiDeps, auth: AccountAuth = apiKeyAuth(deps)): void {
+export function register(router: Router, deps: ApiDeps, auth: AccountAuth): void {
   router.post('/videos/:taskId/callbacks/:deliveryId/redeliver', ...auth.handlers, async (req, res) => {
     const accountId = auth.accountOf(req);
     const taskId = String(req.params.taskId);
@@ -42,3 +40,11 @@ export function register(router: Router, deps: ApiDeps, auth: AccountAuth = apiK
     res.status(202).json(toDeliveryObject(delivery));
   });
 }
+
+export const contract = endpoint(
+  'POST /v1/videos/:taskId/callbacks/:deliveryId/redeliver',
+  'Send a callback delivery again',
+  { tag: 'callbacks', auth: 'apiKey', 202: ok(callbackDelivery, 'scheduled') },
+);
+
+export const routes = accountRoutes(register, [contract], ['Send a callback delivery again now']);

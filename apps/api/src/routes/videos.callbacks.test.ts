@@ -1,5 +1,10 @@
-import { failTask, listTaskDeliveries, type Resolver, recordDeliveryAttempt } from '@mediagate/shared';
+import { failTask } from '@mediagate/shared/tasks';
+import { listTaskDeliveries, type Resolver, recordDeliveryAttempt } from '@mediagate/shared/webhooks';
+import { expectContract } from '../../test/contract';
 import { call, expectError, IMG, startTestApi, type TestApi, videoBody } from '../../test/harness';
+import * as videosCallbacksList from './videos.callbacks.list';
+import * as videosCallbacksRedeliver from './videos.callbacks.redeliver';
+import * as videosCreate from './videos.create';
 
 const resolve: Resolver = async () => [{ address: '93.184.216.34', family: 4 }];
 const HOOK = 'https://hooks.public.test/video';
@@ -18,8 +23,7 @@ afterAll(() => api.close());
 async function endedTask(callback = true): Promise<string> {
   const metadata = callback ? { input: { img_url: IMG }, callback_url: HOOK } : { input: { img_url: IMG } };
   const res = await call(api, 'POST', '/v1/videos', { key, json: videoBody({ metadata }) });
-  expect(res.status).toBe(200);
-  const { id } = (await res.json()) as { id: string };
+  const { id } = (await expectContract(res, videosCreate.contract, 200)) as { id: string };
   await failTask(api.database.db, id, { code: 'DataInspectionFailed', message: 'refused' });
   return id;
 }
@@ -51,8 +55,10 @@ describe('GET /v1/videos/{task_id}/callbacks', () => {
     };
     await recordDeliveryAttempt(api.database.db, d!, attempt, { kind: 'retry', delayMs: 300_000 });
     const res = await call(api, 'GET', `/v1/videos/${id}/callbacks`, { key });
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as { object: string; data: Array<Record<string, unknown>> };
+    const body = (await expectContract(res, videosCallbacksList.contract, 200)) as {
+      object: string;
+      data: Array<Record<string, unknown>>;
+    };
     expect(body.object).toBe('list');
     expect(body.data).toHaveLength(1);
     expect(body.data[0]).toMatchObject({
@@ -107,8 +113,7 @@ describe('POST /v1/videos/{task_id}/callbacks/{delivery_id}/redeliver', () => {
     };
     await recordDeliveryAttempt(api.database.db, d!, attempt, { kind: 'failed', reason: 'gone' });
     const res = await call(api, 'POST', `/v1/videos/${id}/callbacks/${d!.id}/redeliver`, { key });
-    expect(res.status).toBe(202);
-    expect(await res.json()).toMatchObject({
+    expect(await expectContract(res, videosCallbacksRedeliver.contract, 202)).toMatchObject({
       id: d!.id,
       status: 'pending',
       attempt_count: 1,

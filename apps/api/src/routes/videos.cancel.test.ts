@@ -1,13 +1,10 @@
-import {
-  findLedgerMismatches,
-  getAccount,
-  getTask,
-  markSubmitStarted,
-  recordUpstreamTask,
-  startTask,
-} from '@mediagate/shared';
+import { getAccount } from '@mediagate/shared/accounts';
+import { findLedgerMismatches } from '@mediagate/shared/billing';
+import { getTask, markSubmitStarted, recordUpstreamTask, startTask } from '@mediagate/shared/tasks';
 import { type RunningSim, startUpstreamSim, submitSimVideo } from '@mediagate/shared/testing';
+import { expectContract } from '../../test/contract';
 import { call, expectError, startTestApi, type TestApi, videoBody } from '../../test/harness';
+import * as videosCancel from './videos.cancel';
 
 let sim: RunningSim;
 let api: TestApi;
@@ -43,8 +40,11 @@ describe('POST /v1/videos/:task_id/cancel', () => {
     const before = await balance(accountId);
     const id = await create(key);
     const res = await cancel(key, id);
-    expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ id, status: 'failed', error: { code: 'canceled' } });
+    expect(await expectContract(res, videosCancel.contract, 200)).toMatchObject({
+      id,
+      status: 'failed',
+      error: { code: 'canceled' },
+    });
     expect(await balance(accountId)).toBe(before);
   });
 
@@ -53,8 +53,10 @@ describe('POST /v1/videos/:task_id/cancel', () => {
     const id = await create(key);
     const upstreamId = await submitUpstream(id);
     const res = await cancel(key, id);
-    expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ status: 'failed', error: { code: 'canceled' } });
+    expect(await expectContract(res, videosCancel.contract, 200)).toMatchObject({
+      status: 'failed',
+      error: { code: 'canceled' },
+    });
     const upstream = await sim.control('GET', `/tasks/${upstreamId}`);
     expect(upstream.status).toBe('CANCELED');
   });

@@ -1,9 +1,13 @@
-import { ApiError, getTaskForAccount, getTaskMedia, TASK_ID_PATTERN } from '@mediagate/shared';
+import { ApiError } from '@mediagate/shared/errors';
+import { TASK_ID_PATTERN } from '@mediagate/shared/ids';
+import { getTaskMedia } from '@mediagate/shared/media';
+import { getTaskForAccount } from '@mediagate/shared/tasks';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
-import { sendTaskMedia } from '../media/task-media-response';
+import { sendTaskMedia, taskMediaAnswers } from '../media/task-media-response';
 import { principalOf, requireApiKey } from '../middleware/auth';
+import { endpoint, type Route } from '../route';
 
 export const contentQuerySchema = z.object({
   variant: z.string().optional(),
@@ -54,3 +58,19 @@ export function register(router: Router, deps: ApiDeps): void {
     });
   });
 }
+
+export const contract = endpoint(
+  'GET /v1/videos/:taskId/content',
+  "Download a succeeded task's video (variant=video, MP4) or first frame (variant=thumbnail, JPEG)",
+  {
+    tag: 'videos',
+    auth: 'apiKey',
+    query: contentQuerySchema,
+    ...taskMediaAnswers,
+    302: "not copied yet: the vendor's link",
+    400: 'spritesheet or an unknown variant',
+    404: 'no such task; video_not_ready, video_expired, video_deleted, thumbnail_unavailable',
+  },
+);
+
+export const route: Route = { mount: '/v1', contracts: [contract], register };

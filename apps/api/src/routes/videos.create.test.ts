@@ -1,5 +1,9 @@
-import { findLedgerMismatches, getAccount, getTask } from '@mediagate/shared';
+import { getAccount } from '@mediagate/shared/accounts';
+import { findLedgerMismatches } from '@mediagate/shared/billing';
+import { getTask } from '@mediagate/shared/tasks';
+import { expectContract } from '../../test/contract';
 import { call, expectError, IMG, startTestApi, type TestApi, videoBody } from '../../test/harness';
+import * as videosCreate from './videos.create';
 
 let api: TestApi;
 let key: string;
@@ -20,9 +24,8 @@ describe('POST /v1/videos (JSON)', () => {
   it('stores the task pending, charges it, enqueues it with the task id as job id', async () => {
     const before = (await getAccount(api.database.db, accountId))!.balanceMicroUsd;
     const res = await create(videoBody({ metadata: { input: { img_url: IMG }, parameters: { seed: 7 } } }));
-    expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toBeTruthy();
-    const task = (await res.json()) as Record<string, unknown>;
+    const task = (await expectContract(res, videosCreate.contract, 200)) as Record<string, unknown>;
     expect(task).toMatchObject({
       object: 'video',
       model: 'wan2.6-i2v-flash-5s-720p',
@@ -60,8 +63,10 @@ describe('POST /v1/videos (JSON)', () => {
         },
       }),
     );
-    expect(res.status).toBe(200);
-    const task = (await res.json()) as { id: string; metadata: { parameters: Record<string, unknown> } };
+    const task = (await expectContract(res, videosCreate.contract, 200)) as {
+      id: string;
+      metadata: { parameters: Record<string, unknown> };
+    };
     expect(task.metadata.parameters).toMatchObject({ resolution: '1080P', duration: 10, audio: false });
     expect((await getTask(api.database.db, task.id))?.priceMicroUsd).toBe(375_000);
   });
@@ -277,8 +282,7 @@ describe('POST /v1/videos (multipart form, as the openai client sends it)', () =
         'metadata[parameters][resolution]': '720P',
       }),
     });
-    expect(res.status).toBe(200);
-    const task = (await res.json()) as { metadata: unknown; id: string };
+    const task = (await expectContract(res, videosCreate.contract, 200)) as { metadata: unknown; id: string };
     expect(task.metadata).toEqual({
       input: { img_url: IMG },
       parameters: { duration: 5, audio: false, seed: 12, resolution: '720P' },

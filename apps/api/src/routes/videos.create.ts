@@ -1,19 +1,20 @@
+import { type VideoModel, videoTaskPrice } from '@mediagate/shared/catalog';
+import { videoTaskObject } from '@mediagate/shared/contracts';
+import { ApiError } from '@mediagate/shared/errors';
+import { isHttpUrl } from '@mediagate/shared/http';
+import { newTaskId } from '@mediagate/shared/ids';
+import { enqueueVideoTask } from '@mediagate/shared/queue';
 import {
-  ApiError,
+  countTaskMove,
   createVideoTask,
-  enqueueVideoTask,
   findIdempotentTask,
   getTaskForAccount,
   type IdempotencyClaim,
   IdempotencyInFlightError,
   IdempotencyMismatchError,
-  isHttpUrl,
-  newTaskId,
   requestHash,
   toTaskObject,
-  type VideoModel,
-  videoTaskPrice,
-} from '@mediagate/shared';
+} from '@mediagate/shared/tasks';
 import type { Request, Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
@@ -21,6 +22,7 @@ import { principalOf, requireApiKey } from '../middleware/auth';
 import { parseBody } from '../middleware/body';
 import { requireModelAllowed } from '../model-permission';
 import { requirePublicUrls } from '../public-urls';
+import { endpoint, ok, type Route } from '../route';
 
 const httpUrl = z.string().trim().max(4096).refine(isHttpUrl, { message: 'must be an http(s) URL' });
 
@@ -212,12 +214,26 @@ export function register(router: Router, deps: ApiDeps): void {
       );
       if (row.requestId === requestId) {
         // a new task (not the replay of an Idempotency-Key)
-        deps.metrics?.taskTransitions.inc({ model: model.id, status: 'pending' });
-        deps.metrics?.billingMicroUsd.inc({ kind: 'charge' }, price);
-        deps.metrics?.billingOperations.inc({ kind: 'charge' });
+        countTaskMove(deps.metrics, row);
       }
       req.log.info({ taskId: row.id, model: model.id, price }, 'video task created');
       res.status(200).json(toTaskObject(row));
     },
   );
 }
+
+export const contract = endpoint(
+  'POST /v1/videos',
+  'Create an image-to-video task (JSON, or the multipart form of the openai client); honours Idempotency-Key',
+  {
+    tag: 'videos',
+    auth: 'apiKey',
+    body: { schema: createVideoBody, multipart: true, json: true },
+    200: ok(videoTaskObject, 'the task, pending (or the first task for a repeated Idempotency-Key)'),
+    402: 'balance or key quota too low',
+    404: 'unknown model',
+    409: 'Idempotency-Key reused with another body',
+  },
+);
+
+export const route: Route = { mount: '/v1', contracts: [contract], register };

@@ -1,5 +1,9 @@
-import { findLedgerMismatches, getAccount, type Resolver } from '@mediagate/shared';
+import { getAccount } from '@mediagate/shared/accounts';
+import { findLedgerMismatches } from '@mediagate/shared/billing';
+import type { Resolver } from '@mediagate/shared/webhooks';
+import { expectContract } from '../../test/contract';
 import { call, expectError, IMG, startTestApi, type TestApi, videoBody } from '../../test/harness';
+import * as videosCreate from './videos.create';
 
 /** DNS for the test: a table, and ENOTFOUND for any other name (as with no network). */
 const resolve: Resolver = async (hostname) => {
@@ -84,8 +88,10 @@ describe('POST /v1/videos: SSRF check of the URLs at creation', () => {
       'http://93.184.216.34/x',
     ]) {
       const res = await create(withCallback(url));
-      expect(res.status).toBe(200);
-      expect(((await res.json()) as { metadata: { callback_url: string } }).metadata.callback_url).toBe(url);
+      expect(
+        ((await expectContract(res, videosCreate.contract, 200)) as { metadata: { callback_url: string } })
+          .metadata.callback_url,
+      ).toBe(url);
     }
   });
 

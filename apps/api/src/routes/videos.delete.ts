@@ -1,14 +1,20 @@
-import { ApiError, deleteTaskMedia, getTaskForAccount, isTerminal, TASK_ID_PATTERN } from '@mediagate/shared';
+import { ApiError } from '@mediagate/shared/errors';
+import { TASK_ID_PATTERN } from '@mediagate/shared/ids';
+import { deleteTaskMedia } from '@mediagate/shared/media';
+import { getTaskForAccount, isTerminal } from '@mediagate/shared/tasks';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { principalOf, requireApiKey } from '../middleware/auth';
+import { endpoint, type Route } from '../route';
 
-export const videoDeletedSchema = z.object({
-  id: z.string(),
-  object: z.literal('video.deleted'),
-  deleted: z.literal(true),
-});
+export const videoDeletedSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('video.deleted'),
+    deleted: z.literal(true),
+  })
+  .meta({ id: 'VideoDeleted' });
 
 /**
  * DELETE /v1/videos/:taskId: deletes a finished task's kept video and first frame (their links stop
@@ -41,3 +47,17 @@ export function register(router: Router, deps: ApiDeps): void {
     res.status(200).json(videoDeletedSchema.parse({ id: taskId, object: 'video.deleted', deleted: true }));
   });
 }
+
+export const contract = endpoint(
+  'DELETE /v1/videos/:taskId',
+  "Delete a finished task's kept video and first frame",
+  {
+    tag: 'videos',
+    auth: 'apiKey',
+    200: videoDeletedSchema,
+    404: 'no such task for this account',
+    409: 'the task is pending or processing',
+  },
+);
+
+export const route: Route = { mount: '/v1', contracts: [contract], register };

@@ -5,9 +5,12 @@ import {
   TaskDurations,
   TaskEventPublisher,
   updateProgress,
-} from '@mediagate/shared';
+} from '@mediagate/shared/tasks';
 import { waitFor } from '@mediagate/shared/testing';
+import { expectContract } from '../../test/contract';
 import { call, expectError, startTestApi, type TestApi, videoBody } from '../../test/harness';
+import * as videosEvents from './videos.events';
+import * as videosGet from './videos.get';
 
 let api: TestApi;
 let publisher: TaskEventPublisher;
@@ -87,6 +90,7 @@ describe('GET /v1/videos/:task_id/events', () => {
     const first = await openStream(b.url, id, key); // served by replica B
     expect(first.res.status).toBe(200);
     expect(first.res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(videosEvents.contract.responses[200]?.contentType).toBe('text/event-stream');
     expect(first.res.headers.get('cache-control')).toMatch(/no-cache/);
     const pending = await first.next(1);
     expect(JSON.parse(pending.data!)).toMatchObject({ id, status: 'pending', object: 'video' });
@@ -197,9 +201,11 @@ describe('polling an unfinished task', () => {
     const id = await create(key);
     const b = await api.replica();
     const get = async (base: string) =>
-      (await (
-        await fetch(`${base}/v1/videos/${id}`, { headers: { authorization: `Bearer ${key}` } })
-      ).json()) as {
+      (await expectContract(
+        await fetch(`${base}/v1/videos/${id}`, { headers: { authorization: `Bearer ${key}` } }),
+        videosGet.contract,
+        200,
+      )) as {
         status: string;
         progress: number;
       };
@@ -230,7 +236,10 @@ describe('polling an unfinished task', () => {
     api.deps.durations?.forget();
     const id = await create(key);
     const res = await call(api, 'GET', `/v1/videos/${id}`, { key });
-    const body = (await res.json()) as { estimated_completion_at: number; created_at: number };
+    const body = (await expectContract(res, videosGet.contract, 200)) as {
+      estimated_completion_at: number;
+      created_at: number;
+    };
     expect(body.estimated_completion_at).toBeGreaterThanOrEqual(body.created_at + 30);
     expect(body.estimated_completion_at).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 61);
   });

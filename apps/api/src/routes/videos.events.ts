@@ -1,14 +1,10 @@
-import {
-  ApiError,
-  getTaskForAccount,
-  isTerminalEventId,
-  TASK_ID_PATTERN,
-  type TaskEvent,
-  taskEventOf,
-} from '@mediagate/shared';
+import { ApiError } from '@mediagate/shared/errors';
+import { TASK_ID_PATTERN } from '@mediagate/shared/ids';
+import { getTaskForAccount, isTerminalEventId, type TaskEvent, taskEventOf } from '@mediagate/shared/tasks';
 import type { Router } from 'express';
 import type { ApiDeps } from '../deps';
 import { principalOf, requireApiKey } from '../middleware/auth';
+import { endpoint, type Route } from '../route';
 
 /** A `Last-Event-ID` the stream understands: the number of a state it sent; anything else means none. */
 function lastEventId(header: unknown): number {
@@ -118,3 +114,21 @@ export function register(router: Router, deps: ApiDeps): void {
     for (const t of timers) t.unref();
   });
 }
+
+export const contract = endpoint(
+  'GET /v1/videos/:taskId/events',
+  'Server-Sent Events: the task object at once and on every move, ending after the terminal state; resumable with Last-Event-ID',
+  {
+    tag: 'videos',
+    auth: 'apiKey',
+    200: {
+      description:
+        'an event stream: `id: <state number>` and `data: <the task object>` per event, comment lines as heartbeats',
+      contentType: 'text/event-stream',
+    },
+    404: 'no such task for this account',
+    429: 'too many open event streams for this key',
+  },
+);
+
+export const route: Route = { mount: '/v1', contracts: [contract], register };

@@ -1,4 +1,6 @@
+import { expectContract } from '../../test/contract';
 import { call, expectError, startTestApi, type TestApi, videoBody } from '../../test/harness';
+import * as videosGet from './videos.get';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -13,8 +15,7 @@ describe('GET /v1/videos/:task_id', () => {
       id: string;
     };
     const res = await call(api, 'GET', `/v1/videos/${created.id}`, { key });
-    expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({
+    expect(await expectContract(res, videosGet.contract, 200)).toMatchObject({
       id: created.id,
       task_id: created.id,
       status: 'pending',

@@ -1,15 +1,12 @@
-import {
-  ApiError,
-  getTaskForAccount,
-  isTerminal,
-  TASK_ID_PATTERN,
-  taskEventOf,
-  type TaskRow,
-  toTaskObject,
-} from '@mediagate/shared';
+import { videoTaskObject } from '@mediagate/shared/contracts';
+import type { TaskRow } from '@mediagate/shared/db';
+import { ApiError } from '@mediagate/shared/errors';
+import { TASK_ID_PATTERN } from '@mediagate/shared/ids';
+import { getTaskForAccount, isTerminal, taskEventOf, toTaskObject } from '@mediagate/shared/tasks';
 import type { Router } from 'express';
 import type { ApiDeps } from '../deps';
-import { type AccountAuth, apiKeyAuth } from '../middleware/account-auth';
+import type { AccountAuth } from '../middleware/account-auth';
+import { accountRoutes, endpoint, inConsole } from '../route';
 
 /** How long a replica may answer a succeeded task from memory: its links expire, and a deletion elsewhere ends them. */
 const LINKED_TASK_CACHE_MS = 30_000;
@@ -28,7 +25,7 @@ function cacheUntil(row: TaskRow, now: number): number | undefined {
  * holds a dead link. An unfinished task's answer (no links) is kept briefly in the event hub, which
  * replaces it on every move the workers publish. Either way a poll usually costs no query.
  */
-export function register(router: Router, deps: ApiDeps, auth: AccountAuth = apiKeyAuth(deps)): void {
+export function register(router: Router, deps: ApiDeps, auth: AccountAuth): void {
   router.get('/videos/:taskId', ...auth.handlers, async (req, res) => {
     const accountId = auth.accountOf(req);
     const taskId = String(req.params.taskId);
@@ -56,3 +53,16 @@ export function register(router: Router, deps: ApiDeps, auth: AccountAuth = apiK
     res.status(200).type('application/json').send(event.json);
   });
 }
+
+export const contract = endpoint('GET /v1/videos/:taskId', 'Retrieve a task', {
+  tag: 'videos',
+  auth: 'apiKey',
+  200: videoTaskObject,
+  404: 'no such task for this account',
+});
+
+export const routes = accountRoutes(
+  register,
+  [contract],
+  [inConsole(contract, 'A video task', { 200: videoTaskObject, 404: 'no such task' })],
+);

@@ -1,5 +1,8 @@
-import { findLedgerMismatches, getAccount } from '@mediagate/shared';
+import { getAccount } from '@mediagate/shared/accounts';
+import { findLedgerMismatches } from '@mediagate/shared/billing';
+import { expectContract } from '../../test/contract';
 import { call, expectError, IMG, startTestApi, type TestApi, videoBody } from '../../test/harness';
+import * as videosCreate from './videos.create';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -25,8 +28,7 @@ describe('POST /v1/videos with Idempotency-Key', () => {
   it('returns the first task for the same key and body, charging once', async () => {
     const { key, accountId } = await api.account(10);
     const first = await create(key, 'order-42', videoBody());
-    expect(first.status).toBe(200);
-    const a = (await first.json()) as { id: string };
+    const a = (await expectContract(first, videosCreate.contract, 200)) as { id: string };
     const again = await create(key, 'order-42', videoBody());
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');

@@ -1,4 +1,6 @@
+import { expectContract } from '../../test/contract';
 import { call, expectError, startTestApi, type TestApi, videoBody } from '../../test/harness';
+import * as videosList from './videos.list';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -16,8 +18,7 @@ const createN = async (key: string, n: number) => {
 };
 const list = async (key: string, qs = '') => {
   const res = await call(api, 'GET', `/v1/videos${qs}`, { key });
-  expect(res.status).toBe(200);
-  return (await res.json()) as {
+  return (await expectContract(res, videosList.contract, 200)) as {
     object: string;
     data: Array<{ id: string; status: string }>;
     has_more: boolean;

@@ -1,8 +1,11 @@
-import { listTasksForAccount, TASK_ID_PATTERN, toTaskObject } from '@mediagate/shared';
+import { listOf, videoTaskObject } from '@mediagate/shared/contracts';
+import { TASK_ID_PATTERN } from '@mediagate/shared/ids';
+import { listTasksForAccount, toTaskObject } from '@mediagate/shared/tasks';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
-import { type AccountAuth, apiKeyAuth } from '../middleware/account-auth';
+import type { AccountAuth } from '../middleware/account-auth';
+import { accountRoutes, endpoint } from '../route';
 
 /** Query of GET /v1/videos. `completed` is accepted as a synonym of `succeeded`. */
 export const listVideosQuery = z.strictObject({
@@ -16,7 +19,7 @@ export const listVideosQuery = z.strictObject({
 });
 
 /** GET /v1/videos: the account's tasks, newest first, in the OpenAI list shape with keyset paging. */
-export function register(router: Router, deps: ApiDeps, auth: AccountAuth = apiKeyAuth(deps)): void {
+export function register(router: Router, deps: ApiDeps, auth: AccountAuth): void {
   router.get('/videos', ...auth.handlers, async (req, res) => {
     const accountId = auth.accountOf(req);
     const q = listVideosQuery.parse(req.query);
@@ -36,3 +39,12 @@ export function register(router: Router, deps: ApiDeps, auth: AccountAuth = apiK
     });
   });
 }
+
+export const contract = endpoint('GET /v1/videos', "List the account's tasks, newest first", {
+  tag: 'videos',
+  auth: 'apiKey',
+  query: listVideosQuery,
+  200: listOf(videoTaskObject, 'VideoTaskList'),
+});
+
+export const routes = accountRoutes(register, [contract], ["The account's video tasks, newest first"]);

@@ -1,7 +1,11 @@
-import { ApiError, getTaskForAccount, type ModelCatalog, TASK_ID_PATTERN } from '@mediagate/shared';
+import type { ModelCatalog } from '@mediagate/shared/catalog';
+import { ApiError } from '@mediagate/shared/errors';
+import { TASK_ID_PATTERN } from '@mediagate/shared/ids';
+import { getTaskForAccount } from '@mediagate/shared/tasks';
 import type { Router } from 'express';
 import type { ApiDeps } from '../deps';
 import { principalOf, requireApiKey } from '../middleware/auth';
+import { endpoint, type Route, type RouteContract, type RouteName } from '../route';
 
 /** What this gateway's video models do, for the answer to the operations they cannot do. */
 function supportedSummary(catalog: ModelCatalog): string {
@@ -40,3 +44,19 @@ export function register(router: Router, deps: ApiDeps): void {
     refuse('Video characters are not supported.'),
   );
 }
+
+const unsupported = (route: RouteName, summary: string): RouteContract =>
+  endpoint(route, summary, { tag: 'videos', auth: 'apiKey', 400: 'unsupported_operation' });
+
+export const contracts: RouteContract[] = [
+  unsupported('POST /v1/videos/:taskId/remix', 'Remix a video (not supported by these models)'),
+  unsupported('POST /v1/videos/edits', 'Edit a video (not supported by these models)'),
+  unsupported('POST /v1/videos/extensions', 'Extend a video (not supported by these models)'),
+  unsupported('POST /v1/videos/characters', 'Create a video character (not supported by these models)'),
+  unsupported(
+    'GET /v1/videos/characters/:characterId',
+    'Retrieve a video character (not supported by these models)',
+  ),
+];
+
+export const route: Route = { mount: '/v1', contracts, register };

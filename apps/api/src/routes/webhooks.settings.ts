@@ -1,10 +1,11 @@
-import { getWebhookSettings, updateWebhookEvents } from '@mediagate/shared';
+import { getWebhookSettings, updateWebhookEvents } from '@mediagate/shared/webhooks';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
-import { type AccountAuth, apiKeyAuth } from '../middleware/account-auth';
+import type { AccountAuth } from '../middleware/account-auth';
 import { parseBody } from '../middleware/body';
-import { toSettingsObject } from './callback-views';
+import { accountRoutes, endpoints, type RouteContract } from '../route';
+import { toSettingsObject, webhookSettingsSchema } from './callback-views';
 
 /** Body of POST /v1/webhooks/settings. */
 export const webhookSettingsBody = z.strictObject({ video_processing: z.boolean() });
@@ -14,7 +15,7 @@ export const webhookSettingsBody = z.strictObject({ video_processing: z.boolean(
  * `video.failed` always). POST /v1/webhooks/settings `{"video_processing": true}` opts in to
  * `video.processing` for tasks that start from then on.
  */
-export function register(router: Router, deps: ApiDeps, auth: AccountAuth = apiKeyAuth(deps)): void {
+export function register(router: Router, deps: ApiDeps, auth: AccountAuth): void {
   router.get('/webhooks/settings', ...auth.handlers, async (req, res) => {
     const accountId = auth.accountOf(req);
     res.status(200).json(toSettingsObject(await getWebhookSettings(deps.database.db, accountId)));
@@ -33,3 +34,18 @@ export function register(router: Router, deps: ApiDeps, auth: AccountAuth = apiK
     },
   );
 }
+
+const op = endpoints({ tag: 'callbacks', auth: 'apiKey' });
+
+export const contracts: RouteContract[] = [
+  op('GET /v1/webhooks/settings', 'Which events the account receives', { 200: webhookSettingsSchema }),
+  op('POST /v1/webhooks/settings', 'Opt in or out of video.processing events', {
+    body: webhookSettingsBody,
+    200: webhookSettingsSchema,
+  }),
+];
+
+export const routes = accountRoutes(register, contracts, [
+  'Which events callbacks carry',
+  'Opt in or out of video.processing events',
+]);

@@ -1,3 +1,4 @@
+import { contractFor, expectContract } from '../../test/contract';
 import { call, expectError, startTestApi, type TestApi } from '../../test/harness';
 
 let api: TestApi;
@@ -13,8 +14,7 @@ afterAll(() => api.close());
 type SecretObject = { object: string; secret: string; previous_secret_expires_at: number | null };
 const getSecret = async (k: string) => {
   const res = await call(api, 'GET', '/v1/webhooks/secret', { key: k });
-  expect(res.status).toBe(200);
-  return (await res.json()) as SecretObject;
+  return (await expectContract(res, contractFor('get /v1/webhooks/secret'), 200)) as SecretObject;
 };
 
 describe('webhook secret', () => {
@@ -29,8 +29,11 @@ describe('webhook secret', () => {
   it('rotates: a new secret, the old one still signing for 24 hours', async () => {
     const before = await getSecret(key);
     const res = await call(api, 'POST', '/v1/webhooks/secret/rotate', { key });
-    expect(res.status).toBe(200);
-    const rotated = (await res.json()) as SecretObject;
+    const rotated = (await expectContract(
+      res,
+      contractFor('post /v1/webhooks/secret/rotate'),
+      200,
+    )) as SecretObject;
     expect(rotated.secret).not.toBe(before.secret);
     expect(rotated.previous_secret_expires_at! - Date.now() / 1000).toBeGreaterThan(24 * 3600 - 60);
     expect((await getSecret(key)).secret).toBe(rotated.secret);
@@ -49,7 +52,7 @@ describe('webhook secret', () => {
 describe('webhook settings', () => {
   it('sends succeeded and failed by default; video.processing is opt-in', async () => {
     const res = await call(api, 'GET', '/v1/webhooks/settings', { key: other });
-    expect(await res.json()).toEqual({
+    expect(await expectContract(res, contractFor('get /v1/webhooks/settings'), 200)).toEqual({
       object: 'webhook_settings',
       video_processing: false,
       events: ['video.succeeded', 'video.failed'],
@@ -58,8 +61,7 @@ describe('webhook settings', () => {
       key: other,
       json: { video_processing: true },
     });
-    expect(on.status).toBe(200);
-    expect(await on.json()).toMatchObject({
+    expect(await expectContract(on, contractFor('post /v1/webhooks/settings'), 200)).toMatchObject({
       video_processing: true,
       events: expect.arrayContaining(['video.processing']),
     });

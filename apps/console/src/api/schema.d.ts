@@ -69,6 +69,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/media/{taskId}/{file}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A task's video (video.mp4) or first frame (thumbnail.jpg) by its signed link (?exp=&sig=), without a key */
+    get: operations['getMediaTaskIdFile'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/videos': {
     parameters: {
       query?: never;
@@ -233,23 +250,6 @@ export interface paths {
     };
     /** Retrieve a video character (not supported by these models) */
     get: operations['getV1VideosCharactersCharacterId'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/media/{taskId}/{file}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** A task's video (video.mp4) or first frame (thumbnail.jpg) by its signed link (?exp=&sig=), without a key */
-    get: operations['getMediaTaskIdFile'];
     put?: never;
     post?: never;
     delete?: never;
@@ -514,6 +514,59 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/console/api/tokens': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The account's keys */
+    get: operations['getConsoleApiTokens'];
+    put?: never;
+    /** Create a key (shown once) */
+    post: operations['postConsoleApiTokens'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/tokens/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete a key */
+    delete: operations['deleteConsoleApiTokensId'];
+    options?: never;
+    head?: never;
+    /** Rename, disable, enable, or change limits */
+    patch: operations['patchConsoleApiTokensId'];
+    trace?: never;
+  };
+  '/console/api/usage/summary': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Spend and calls per day and model over the last days */
+    get: operations['getConsoleApiUsageSummary'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/console/api/balance': {
     parameters: {
       query?: never;
@@ -563,94 +616,6 @@ export interface paths {
     options?: never;
     head?: never;
     patch?: never;
-    trace?: never;
-  };
-  '/console/api/topups/options': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** How the account can top up: QR providers, rate, minimum, bonus, bank transfer details */
-    get: operations['getConsoleApiTopupsOptions'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/console/api/topups': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** The account's top-ups, newest first */
-    get: operations['getConsoleApiTopups'];
-    put?: never;
-    /** Start a QR-code top-up in CNY (Alipay or WeChat Pay); returns the QR content */
-    post: operations['postConsoleApiTopups'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/console/api/topups/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** A top-up and its status (created, paid, credited, closed, expired) */
-    get: operations['getConsoleApiTopupsId'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/console/api/tokens': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** The account's keys */
-    get: operations['getConsoleApiTokens'];
-    put?: never;
-    /** Create a key (shown once) */
-    post: operations['postConsoleApiTokens'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/console/api/tokens/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    post?: never;
-    /** Delete a key */
-    delete: operations['deleteConsoleApiTokensId'];
-    options?: never;
-    head?: never;
-    /** Rename, disable, enable, or change limits */
-    patch: operations['patchConsoleApiTokensId'];
     trace?: never;
   };
   '/console/api/password/forgot': {
@@ -713,23 +678,6 @@ export interface paths {
     };
     /** Model ids of the catalog (for key limits) */
     get: operations['getConsoleApiModels'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/console/api/usage/summary': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Spend and calls per day and model over the last days */
-    get: operations['getConsoleApiUsageSummary'];
     put?: never;
     post?: never;
     delete?: never;
@@ -875,6 +823,58 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/console/api/topups/options': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** How the account can top up: QR providers, rate, minimum, bonus, bank transfer details */
+    get: operations['getConsoleApiTopupsOptions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/topups': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The account's top-ups, newest first */
+    get: operations['getConsoleApiTopups'];
+    put?: never;
+    /** Start a QR-code top-up in CNY (Alipay or WeChat Pay); returns the QR content */
+    post: operations['postConsoleApiTopups'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/topups/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A top-up and its status (created, paid, credited, closed, expired) */
+    get: operations['getConsoleApiTopupsId'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/api/accounts': {
     parameters: {
       query?: never;
@@ -994,23 +994,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/admin/api/transfer-references/{reference}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** The account a bank-transfer memo's reference belongs to */
-    get: operations['getAdminApiTransferReferencesReference'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/admin/api/tasks': {
     parameters: {
       query?: never;
@@ -1039,6 +1022,23 @@ export interface paths {
     put?: never;
     /** Run a failed task again as a new task */
     post: operations['postAdminApiTasksTaskIdRetry'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/api/transfer-references/{reference}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The account a bank-transfer memo's reference belongs to */
+    get: operations['getAdminApiTransferReferencesReference'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -1360,6 +1360,80 @@ export interface components {
     } & {
       [key: string]: unknown;
     };
+    CreatedToken: {
+      object?: string;
+      id: string;
+      name: string;
+      display_prefix: string;
+      /** @enum {string} */
+      status: 'active' | 'disabled' | 'deleted';
+      quota_usd: number | null;
+      quota_micro_usd: number | null;
+      used_usd: number;
+      used_micro_usd: number;
+      expires_at: number | null;
+      allowed_models: string[] | null;
+      allowed_ips: string[] | null;
+      created_at: number | null;
+      last_used_at: number | null;
+      /** @description the sk- key; in this answer only */
+      key: string;
+    } & {
+      [key: string]: unknown;
+    };
+    TokenList: {
+      /** @constant */
+      object: 'list';
+      data: components['schemas']['Token'][];
+      has_more?: boolean;
+      first_id?: string | null;
+      last_id?: string | null;
+    };
+    Token: {
+      object?: string;
+      id: string;
+      name: string;
+      display_prefix: string;
+      /** @enum {string} */
+      status: 'active' | 'disabled' | 'deleted';
+      quota_usd: number | null;
+      quota_micro_usd: number | null;
+      used_usd: number;
+      used_micro_usd: number;
+      expires_at: number | null;
+      allowed_models: string[] | null;
+      allowed_ips: string[] | null;
+      created_at: number | null;
+      last_used_at: number | null;
+    } & {
+      [key: string]: unknown;
+    };
+    DeletedToken: {
+      /** @constant */
+      object: 'token';
+      id: string;
+      /** @constant */
+      deleted: true;
+    } & {
+      [key: string]: unknown;
+    };
+    UsageSummary: {
+      object?: string;
+      days: number;
+      time_zone: string;
+      /** @description Unix seconds */
+      since: number;
+      data: {
+        /** @description YYYY-MM-DD in time_zone */
+        day: string;
+        model: string | null;
+        calls: number;
+        spent_usd: number;
+        spent_micro_usd: number;
+      }[];
+    } & {
+      [key: string]: unknown;
+    };
     Balance: {
       object?: string;
       balance_usd: number;
@@ -1417,83 +1491,6 @@ export interface components {
     } & {
       [key: string]: unknown;
     };
-    TopUpOptions: {
-      object?: string;
-      providers: ('alipay' | 'wechat')[];
-      cny_per_usd: number;
-      min_amount_cny: number;
-      bonus_threshold_cny: number;
-      bonus_percent: number;
-      bank_transfer: {
-        reference: string;
-        beneficiary: string | null;
-        bank: string | null;
-        account_number: string | null;
-      };
-    } & {
-      [key: string]: unknown;
-    };
-    TopUp: {
-      object?: string;
-    } & {
-      [key: string]: unknown;
-    };
-    TopUpList: {
-      /** @constant */
-      object: 'list';
-      data: components['schemas']['TopUp'][];
-      has_more?: boolean;
-      first_id?: string | null;
-      last_id?: string | null;
-    };
-    CreatedToken: {
-      object?: string;
-      id: string;
-      name: string;
-      display_prefix: string;
-      /** @enum {string} */
-      status: 'active' | 'disabled' | 'deleted';
-      quota_usd: number | null;
-      quota_micro_usd: number | null;
-      used_usd: number;
-      used_micro_usd: number;
-      expires_at: number | null;
-      allowed_models: string[] | null;
-      allowed_ips: string[] | null;
-      created_at: number | null;
-      last_used_at: number | null;
-      /** @description the sk- key; in this answer only */
-      key: string;
-    } & {
-      [key: string]: unknown;
-    };
-    TokenList: {
-      /** @constant */
-      object: 'list';
-      data: components['schemas']['Token'][];
-      has_more?: boolean;
-      first_id?: string | null;
-      last_id?: string | null;
-    };
-    Token: {
-      object?: string;
-      id: string;
-      name: string;
-      display_prefix: string;
-      /** @enum {string} */
-      status: 'active' | 'disabled' | 'deleted';
-      quota_usd: number | null;
-      quota_micro_usd: number | null;
-      used_usd: number;
-      used_micro_usd: number;
-      expires_at: number | null;
-      allowed_models: string[] | null;
-      allowed_ips: string[] | null;
-      created_at: number | null;
-      last_used_at: number | null;
-    } & {
-      [key: string]: unknown;
-    };
     PasswordResetRequested: {
       object?: string;
       email: string;
@@ -1528,23 +1525,6 @@ export interface components {
       first_id?: string | null;
       last_id?: string | null;
     };
-    UsageSummary: {
-      object?: string;
-      days: number;
-      time_zone: string;
-      /** @description Unix seconds */
-      since: number;
-      data: {
-        /** @description YYYY-MM-DD in time_zone */
-        day: string;
-        model: string | null;
-        calls: number;
-        spent_usd: number;
-        spent_micro_usd: number;
-      }[];
-    } & {
-      [key: string]: unknown;
-    };
     WebhookTestResult: {
       object?: string;
       id: string;
@@ -1557,21 +1537,82 @@ export interface components {
     } & {
       [key: string]: unknown;
     };
+    TopUpOptions: {
+      object?: string;
+      providers: ('alipay' | 'wechat')[];
+      cny_per_usd: number;
+      min_amount_cny: number;
+      bonus_threshold_cny: number;
+      bonus_percent: number;
+      bank_transfer: {
+        reference: string;
+        beneficiary: string | null;
+        bank: string | null;
+        account_number: string | null;
+      };
+    } & {
+      [key: string]: unknown;
+    };
+    TopUp: {
+      /** @constant */
+      object: 'topup';
+      id: string;
+      /** @enum {string} */
+      status: 'created' | 'paid' | 'credited' | 'closed' | 'expired';
+      /** @enum {string} */
+      provider: 'alipay' | 'wechat';
+      amount_cny: number;
+      credit_usd: number;
+      bonus_usd: number;
+      /** @description the content to render as a QR code */
+      qr_code: string | null;
+      expires_at: number;
+      created_at: number;
+      paid_at: number | null;
+      credited_at: number | null;
+    } & {
+      [key: string]: unknown;
+    };
+    TopUpList: {
+      /** @constant */
+      object: 'list';
+      data: components['schemas']['TopUp'][];
+      has_more: boolean;
+      /** @description pass as `before` for the next page */
+      next_cursor: string | null;
+    };
     AccountList: {
       /** @constant */
       object: 'list';
       data: components['schemas']['Account'][];
-      has_more?: boolean;
-      first_id?: string | null;
-      last_id?: string | null;
+      has_more: boolean;
+      /** @description pass as `before` for the next page */
+      next_cursor: string | null;
     };
-    Adjustment: {
-      object?: string;
+    BankTransferTopUp: {
+      /** @constant */
+      object: 'topup';
+      payment_id: string;
+      account_id: string;
+      /** @constant */
+      provider: 'bank_transfer';
+      reference: string;
+      /** @description false: this reference was credited before */
+      credited: boolean;
+      amount_usd: number;
+      bonus_usd: number;
     } & {
       [key: string]: unknown;
     };
-    BankTransferReference: {
-      object?: string;
+    Adjustment: {
+      /** @constant */
+      object: 'adjustment';
+      account_id: string;
+      /** @description false: this reference was applied before */
+      applied: boolean;
+      amount_usd: number;
+      balance_usd: number;
+      balance_micro_usd: number;
     } & {
       [key: string]: unknown;
     };
@@ -1617,6 +1658,14 @@ export interface components {
       };
       account_id: string;
       upstream_task_id: string | null;
+      upstream_channel: string | null;
+    };
+    BankTransferReference: {
+      object?: string;
+      reference: string;
+      account: components['schemas']['Account'];
+    } & {
+      [key: string]: unknown;
     };
     QueueList: {
       /** @constant */
@@ -1633,8 +1682,21 @@ export interface components {
     } & {
       [key: string]: unknown;
     };
+    WeChatPayFail: {
+      /** @constant */
+      code: 'FAIL';
+      message: string;
+    };
     PaymentNotificationResult: {
-      object?: string;
+      /** @constant */
+      object: 'payment';
+      provider: string;
+      reference: string;
+      account_id: string;
+      /** @description false: this payment reference was credited before */
+      credited: boolean;
+      amount_usd: number;
+      bonus_usd: number;
     } & {
       [key: string]: unknown;
     };
@@ -1757,6 +1819,79 @@ export interface operations {
         };
         content: {
           'text/html': string;
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getMediaTaskIdFile: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        taskId: string;
+        file: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the bytes (Range requests answer 206) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'video/mp4': string;
+        };
+      };
+      /** @description the bytes of the requested Range */
+      206: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'video/mp4': string;
+        };
+      };
+      /** @description S3 driver: a presigned or CDN link; not copied yet: the vendor link */
+      302: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description not modified (If-None-Match matches the ETag) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid_media_link */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description video_expired, video_deleted, thumbnail_unavailable */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
         };
       };
       /** @description error (every non-2xx answer has this shape) */
@@ -2103,8 +2238,24 @@ export interface operations {
           'video/mp4': string;
         };
       };
+      /** @description the bytes of the requested Range */
+      206: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'video/mp4': string;
+        };
+      };
       /** @description not copied yet: the vendor's link */
       302: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description not modified (If-None-Match matches the ETag) */
+      304: {
         headers: {
           [name: string]: unknown;
         };
@@ -2270,63 +2421,6 @@ export interface operations {
     responses: {
       /** @description unsupported_operation */
       400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description error (every non-2xx answer has this shape) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  getMediaTaskIdFile: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        taskId: string;
-        file: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description the bytes (Range requests answer 206) */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'video/mp4': string;
-        };
-      };
-      /** @description S3 driver: a presigned or CDN link; not copied yet: the vendor link */
-      302: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description invalid_media_link */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description video_expired, video_deleted, thumbnail_unavailable */
-      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -2543,20 +2637,29 @@ export interface operations {
           model: string;
           prompt: string;
           n?: number;
-          /** @description WxH, or 1K/2K/4K where the model offers them */
+          /** @description WxH, or a named size (1K/2K/4K) where the model offers them; "auto" */
           size?: string;
           /** @enum {string} */
           response_format?: 'url' | 'b64_json';
           /** @description reference image URLs or data URLs */
           image?: string | string[];
-          watermark?: boolean;
-          seed?: number;
-          guidance_scale?: number;
-          negative_prompt?: string;
+          /** @description accepted and ignored */
+          user?: string;
+          /** @constant */
+          stream?: false;
           /** @enum {string} */
           sequential_image_generation?: 'auto' | 'disabled';
-        } & {
-          [key: string]: unknown;
+          sequential_image_generation_options?: {
+            max_images?: number;
+          };
+          /** @description add the vendor watermark (Seedream defaults to true) (seedream-4.5, seedream-4.0, seedream-3.0, qwen-image-edit; see GET /v1/models/{id}) */
+          watermark?: boolean;
+          /** @description random seed; -1 picks one (seedream-3.0, qwen-image-edit; see GET /v1/models/{id}) */
+          seed?: number;
+          /** @description how closely the image follows the prompt (seedream-3.0; see GET /v1/models/{id}) */
+          guidance_scale?: number;
+          /** @description what the image should not show (qwen-image-edit; see GET /v1/models/{id}) */
+          negative_prompt?: string;
         };
       };
     };
@@ -2609,22 +2712,58 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          model: string;
+          /** @description defaults to the first image-edit model */
+          model?: string;
           prompt: string;
-          /** @description 1 to 3 image files */
-          image: string[];
           n?: number;
+          /** @description WxH, or a named size (1K/2K/4K) where the model offers them; "auto" */
+          size?: string;
           /** @enum {string} */
           response_format?: 'url' | 'b64_json';
+          /** @description the image files to edit (in JSON: URLs or data URLs) */
+          image: string[];
+          /** @description accepted and ignored */
+          user?: string;
+          /** @constant */
+          stream?: false;
+          /** @enum {string} */
+          sequential_image_generation?: 'auto' | 'disabled';
+          sequential_image_generation_options?: {
+            max_images?: number;
+          };
+          /** @description add the vendor watermark (Seedream defaults to true) (seedream-4.5, seedream-4.0, qwen-image-edit; see GET /v1/models/{id}) */
+          watermark?: boolean;
+          /** @description what the image should not show (qwen-image-edit; see GET /v1/models/{id}) */
+          negative_prompt?: string;
+          /** @description random seed (qwen-image-edit; see GET /v1/models/{id}) */
+          seed?: number;
         };
         'multipart/form-data': {
-          model: string;
+          /** @description defaults to the first image-edit model */
+          model?: string;
           prompt: string;
-          /** @description 1 to 3 image files */
-          image: string[];
           n?: number;
+          /** @description WxH, or a named size (1K/2K/4K) where the model offers them; "auto" */
+          size?: string;
           /** @enum {string} */
           response_format?: 'url' | 'b64_json';
+          /** @description the image files to edit (in JSON: URLs or data URLs) */
+          image: string[];
+          /** @description accepted and ignored */
+          user?: string;
+          /** @constant */
+          stream?: false;
+          /** @enum {string} */
+          sequential_image_generation?: 'auto' | 'disabled';
+          sequential_image_generation_options?: {
+            max_images?: number;
+          };
+          /** @description add the vendor watermark (Seedream defaults to true) (seedream-4.5, seedream-4.0, qwen-image-edit; see GET /v1/models/{id}) */
+          watermark?: boolean;
+          /** @description what the image should not show (qwen-image-edit; see GET /v1/models/{id}) */
+          negative_prompt?: string;
+          /** @description random seed (qwen-image-edit; see GET /v1/models/{id}) */
+          seed?: number;
         };
       };
     };
@@ -2911,248 +3050,6 @@ export interface operations {
       };
     };
   };
-  getConsoleApiBalance: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Balance'];
-        };
-      };
-      /** @description error (every non-2xx answer has this shape) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  getConsoleApiLedger: {
-    parameters: {
-      query?: {
-        limit?: number;
-        before?: string;
-        kind?: 'grant' | 'topup' | 'bonus' | 'charge' | 'refund' | 'adjustment';
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['LedgerPage'];
-        };
-      };
-      /** @description error (every non-2xx answer has this shape) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  getConsoleApiUsage: {
-    parameters: {
-      query?: {
-        limit?: number;
-        before?: string;
-        model?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['UsagePage'];
-        };
-      };
-      /** @description error (every non-2xx answer has this shape) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  getConsoleApiTopupsOptions: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['TopUpOptions'];
-        };
-      };
-      /** @description error (every non-2xx answer has this shape) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  getConsoleApiTopups: {
-    parameters: {
-      query?: {
-        limit?: number;
-        before?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['TopUpList'];
-        };
-      };
-      /** @description error (every non-2xx answer has this shape) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  postConsoleApiTopups: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          amount_cny: number;
-          /** @enum {string} */
-          provider: 'alipay' | 'wechat';
-        };
-      };
-    };
-    responses: {
-      /** @description Created */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['TopUp'];
-        };
-      };
-      /** @description the payment provider is unavailable */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description error (every non-2xx answer has this shape) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  getConsoleApiTopupsId: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['TopUp'];
-        };
-      };
-      /** @description not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-      /** @description error (every non-2xx answer has this shape) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
   getConsoleApiTokens: {
     parameters: {
       query?: never;
@@ -3238,7 +3135,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Token'];
+          'application/json': components['schemas']['DeletedToken'];
         };
       };
       /** @description error (every non-2xx answer has this shape) */
@@ -3282,6 +3179,133 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Token'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiUsageSummary: {
+    parameters: {
+      query?: {
+        days?: number;
+        tz?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UsageSummary'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiBalance: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Balance'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiLedger: {
+    parameters: {
+      query?: {
+        limit?: number;
+        before?: string;
+        kind?: 'grant' | 'topup' | 'bonus' | 'charge' | 'refund' | 'adjustment';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LedgerPage'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiUsage: {
+    parameters: {
+      query?: {
+        limit?: number;
+        before?: string;
+        model?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UsagePage'];
         };
       };
       /** @description error (every non-2xx answer has this shape) */
@@ -3437,38 +3461,6 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ConsoleModelList'];
-        };
-      };
-      /** @description error (every non-2xx answer has this shape) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  getConsoleApiUsageSummary: {
-    parameters: {
-      query?: {
-        days?: number;
-        tz?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['UsageSummary'];
         };
       };
       /** @description error (every non-2xx answer has this shape) */
@@ -3776,6 +3768,153 @@ export interface operations {
       };
     };
   };
+  getConsoleApiTopupsOptions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TopUpOptions'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiTopups: {
+    parameters: {
+      query?: {
+        limit?: number;
+        before?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TopUpList'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postConsoleApiTopups: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          amount_cny: number;
+          /** @enum {string} */
+          provider: 'alipay' | 'wechat';
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TopUp'];
+        };
+      };
+      /** @description the payment provider is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiTopupsId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TopUp'];
+        };
+      };
+      /** @description not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   getAdminApiAccounts: {
     parameters: {
       query?: {
@@ -3966,7 +4105,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['TopUp'];
+          'application/json': components['schemas']['BankTransferTopUp'];
         };
       };
       /** @description OK */
@@ -3975,7 +4114,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['TopUp'];
+          'application/json': components['schemas']['BankTransferTopUp'];
         };
       };
       /** @description error (every non-2xx answer has this shape) */
@@ -4024,46 +4163,6 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Adjustment'];
-        };
-      };
-      /** @description error (every non-2xx answer has this shape) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  getAdminApiTransferReferencesReference: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        reference: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['BankTransferReference'];
-        };
-      };
-      /** @description not found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Error'];
         };
       };
       /** @description error (every non-2xx answer has this shape) */
@@ -4133,6 +4232,46 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['VideoTask'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getAdminApiTransferReferencesReference: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        reference: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BankTransferReference'];
+        };
+      };
+      /** @description not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
         };
       };
       /** @description error (every non-2xx answer has this shape) */
@@ -4255,6 +4394,40 @@ export interface operations {
           'text/plain': string;
         };
       };
+      /** @description a malformed notification or an amount that differs from the order: the text fail */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      /** @description a signature that does not verify: the text fail */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      /** @description an unknown order (the text fail); the provider is not configured (the error envelope) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description a temporary failure: the text fail */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
       /** @description error (every non-2xx answer has this shape) */
       default: {
         headers: {
@@ -4281,6 +4454,42 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+      /** @description a malformed notification or an amount that differs from the order: {"code":"FAIL"} */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WeChatPayFail'];
+        };
+      };
+      /** @description a signature that does not verify: {"code":"FAIL"} */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WeChatPayFail'];
+        };
+      };
+      /** @description an unknown order ({"code":"FAIL"}); the provider is not configured (the error envelope) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WeChatPayFail'] | components['schemas']['Error'];
+        };
+      };
+      /** @description a temporary failure: {"code":"FAIL"} */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WeChatPayFail'];
+        };
       };
       /** @description error (every non-2xx answer has this shape) */
       default: {

@@ -1,11 +1,12 @@
 import { DownloadOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
-import { App, Button, Card, Empty, Select, Space, Table, Tabs, Tag, Typography } from 'antd';
-import { useState } from 'react';
+import { App, Button, Select, Space, type TableColumnsType, Tabs, Tag, Typography } from 'antd';
+import { type ReactNode, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import type { components } from '../api/schema';
-import { ErrorAlert, errorText } from '../components/ErrorAlert';
+import { errorText } from '../components/ErrorAlert';
+import { ListCard, type Pager, usePager } from '../components/ListCard';
 import { type Translate, useT } from '../i18n/i18n';
 import { downloadCsv, fetchAllPages, toCsv } from '../lib/csv';
 import { formatTime, formatUsd } from '../lib/format';
@@ -14,55 +15,6 @@ type LedgerEntry = components['schemas']['LedgerEntry'];
 type UsageRecord = components['schemas']['UsageRecord'];
 const KINDS = ['grant', 'topup', 'bonus', 'charge', 'refund', 'adjustment'] as const;
 type Kind = (typeof KINDS)[number];
-
-/** Cursor paging: the cursors of the pages before the current one. */
-function usePager() {
-  const [cursors, setCursors] = useState<string[]>([]);
-  const [limit, setLimit] = useState(20);
-  return {
-    before: cursors[cursors.length - 1],
-    limit,
-    page: cursors.length + 1,
-    reset: () => setCursors([]),
-    next: (cursor: string | null) => cursor && setCursors((c) => [...c, cursor]),
-    previous: () => setCursors((c) => c.slice(0, -1)),
-    setLimit: (n: number) => {
-      setCursors([]);
-      setLimit(n);
-    },
-  };
-}
-type Pager = ReturnType<typeof usePager>;
-
-function PagerBar({
-  pager,
-  hasMore,
-  nextCursor,
-  t,
-}: {
-  pager: Pager;
-  hasMore?: boolean;
-  nextCursor?: string | null;
-  t: Translate;
-}) {
-  return (
-    <Space wrap style={{ padding: 12 }}>
-      <Button disabled={pager.page === 1} onClick={pager.previous}>
-        {t('common.previous')}
-      </Button>
-      <Typography.Text aria-live="polite">{t('common.page', { page: pager.page })}</Typography.Text>
-      <Button disabled={!hasMore} onClick={() => pager.next(nextCursor ?? null)}>
-        {t('common.next')}
-      </Button>
-      <Select
-        aria-label={t('common.pageSize')}
-        value={pager.limit}
-        onChange={pager.setLimit}
-        options={[20, 50, 100].map((n) => ({ value: n, label: t('common.perPage', { n }) }))}
-      />
-    </Space>
-  );
-}
 
 export const ledgerCsvColumns = (t: Translate) => [
   {
@@ -90,28 +42,49 @@ export const usageCsvColumns = (t: Translate) => [
   { header: t('billing.latency'), value: (u: UsageRecord) => u.latency_ms },
 ];
 
-function LedgerTab() {
+interface Page<R> {
+  data: R[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/**
+ * One filterable, cursor-paged list with a CSV export of every page. `load` reads one page for the
+ * current filter; `file` and `csvColumns` name and shape the export.
+ */
+function PagedTable<R extends { id: string }>({
+  pager,
+  queryKey,
+  load,
+  filter,
+  file,
+  csvColumns,
+  columns,
+  scrollX,
+  empty,
+}: {
+  pager: Pager;
+  queryKey: unknown[];
+  load: (limit: number, before: string | undefined) => Promise<Page<R>>;
+  filter: ReactNode;
+  file: string;
+  csvColumns: Array<{ header: string; value: (row: R) => unknown }>;
+  columns: TableColumnsType<R>;
+  scrollX: number;
+  empty: string;
+}) {
   const t = useT();
   const { message } = App.useApp();
-  const [kind, setKind] = useState<Kind | undefined>();
-  const pager = usePager();
   const [exporting, setExporting] = useState(false);
-  const ledger = useQuery({
-    queryKey: ['ledger', kind, pager.before, pager.limit],
-    queryFn: () =>
-      unwrap(
-        api.GET('/console/api/ledger', {
-          params: { query: { limit: pager.limit, kind, before: pager.before } },
-        }),
-      ),
+  const list = useQuery({
+    queryKey: [...queryKey, pager.cursor, pager.limit],
+    queryFn: () => load(pager.limit, pager.cursor),
   });
   const exportCsv = async () => {
     setExporting(true);
     try {
-      const { rows, truncated } = await fetchAllPages((before) =>
-        unwrap(api.GET('/console/api/ledger', { params: { query: { limit: 100, kind, before } } })),
-      );
-      downloadCsv(`mediagate-ledger${kind ? `-${kind}` : ''}.csv`, toCsv(ledgerCsvColumns(t), rows));
+      const { rows, truncated } = await fetchAllPages((before) => load(100, before));
+      downloadCsv(file, toCsv(csvColumns, rows));
       if (truncated) void message.warning(t('billing.truncated', { n: rows.length }));
     } catch (err) {
       void message.error(errorText(err));
@@ -122,94 +95,97 @@ function LedgerTab() {
   return (
     <Space orientation="vertical" style={{ width: '100%' }}>
       <Space wrap>
+        {filter}
+        <Button icon={<DownloadOutlined />} loading={exporting} onClick={() => void exportCsv()}>
+          {t('billing.exportCsv')}
+        </Button>
+      </Space>
+      <ListCard<R>
+        query={list}
+        rows={list.data?.data}
+        columns={columns}
+        scrollX={scrollX}
+        empty={empty}
+        paging={{ pager, nextCursor: list.data?.has_more ? list.data.next_cursor : undefined }}
+      />
+    </Space>
+  );
+}
+
+const timeColumn = (t: Translate) => ({
+  title: t('billing.time'),
+  dataIndex: 'created_at',
+  render: (s: number | null) => formatTime(s),
+});
+
+/** A list's filter: changing it starts the list again from its first page. */
+function useListFilter<T>() {
+  const pager = usePager();
+  const [value, setValue] = useState<T | undefined>();
+  const onChange = (v: T | undefined) => {
+    pager.reset();
+    setValue(v);
+  };
+  return { pager, value, onChange };
+}
+
+function LedgerTab() {
+  const t = useT();
+  const { pager, value: kind, onChange } = useListFilter<Kind>();
+  return (
+    <PagedTable<LedgerEntry>
+      pager={pager}
+      queryKey={['ledger', kind]}
+      load={(limit, before) =>
+        unwrap(api.GET('/console/api/ledger', { params: { query: { limit, kind, before } } }))
+      }
+      filter={
         <Select<Kind>
           allowClear
           placeholder={t('billing.allKinds')}
           aria-label={t('billing.kind')}
           style={{ width: 180 }}
           value={kind}
-          onChange={(v) => {
-            pager.reset();
-            setKind(v);
-          }}
+          onChange={onChange}
           options={KINDS.map((k) => ({ value: k, label: t(`kind.${k}`) }))}
         />
-        <Button icon={<DownloadOutlined />} loading={exporting} onClick={() => void exportCsv()}>
-          {t('billing.exportCsv')}
-        </Button>
-      </Space>
-      {ledger.error ? <ErrorAlert error={ledger.error} onRetry={() => void ledger.refetch()} /> : null}
-      <Card styles={{ body: { padding: 0 } }}>
-        <Table<LedgerEntry>
-          rowKey="id"
-          size="small"
-          loading={ledger.isPending}
-          dataSource={ledger.data?.data ?? []}
-          pagination={false}
-          scroll={{ x: 640 }}
-          locale={{ emptyText: <Empty description={t('billing.noLedger')} /> }}
-          columns={[
-            {
-              title: t('billing.time'),
-              dataIndex: 'created_at',
-              render: (s: number | null) => formatTime(s),
-            },
-            { title: t('billing.kind'), dataIndex: 'kind', render: (k: Kind) => <Tag>{t(`kind.${k}`)}</Tag> },
-            {
-              title: t('billing.amount'),
-              dataIndex: 'amount_usd',
-              align: 'right',
-              render: (v: number) => (
-                <span style={{ color: v < 0 ? '#cf1322' : '#389e0d' }}>{formatUsd(v)}</span>
-              ),
-            },
-            { title: t('billing.reference'), dataIndex: 'ref', render: (r: string | null) => r ?? '—' },
-            { title: t('billing.reason'), dataIndex: 'reason', render: (r: string | null) => r ?? '—' },
-          ]}
-        />
-        <PagerBar pager={pager} hasMore={ledger.data?.has_more} nextCursor={ledger.data?.next_cursor} t={t} />
-      </Card>
-    </Space>
+      }
+      file={`mediagate-ledger${kind ? `-${kind}` : ''}.csv`}
+      csvColumns={ledgerCsvColumns(t)}
+      scrollX={640}
+      empty={t('billing.noLedger')}
+      columns={[
+        timeColumn(t),
+        { title: t('billing.kind'), dataIndex: 'kind', render: (k: Kind) => <Tag>{t(`kind.${k}`)}</Tag> },
+        {
+          title: t('billing.amount'),
+          dataIndex: 'amount_usd',
+          align: 'right',
+          render: (v: number) => <span style={{ color: v < 0 ? '#cf1322' : '#389e0d' }}>{formatUsd(v)}</span>,
+        },
+        { title: t('billing.reference'), dataIndex: 'ref', render: (r: string | null) => r ?? '—' },
+        { title: t('billing.reason'), dataIndex: 'reason', render: (r: string | null) => r ?? '—' },
+      ]}
+    />
   );
 }
 
 function UsageTab() {
   const t = useT();
-  const { message } = App.useApp();
-  const [model, setModel] = useState<string | undefined>();
-  const pager = usePager();
-  const [exporting, setExporting] = useState(false);
+  const { pager, value: model, onChange } = useListFilter<string>();
   const models = useQuery({
     queryKey: ['models'],
     queryFn: async () => (await unwrap(api.GET('/console/api/models'))).data,
     staleTime: 600_000,
   });
-  const usage = useQuery({
-    queryKey: ['usage', model, pager.before, pager.limit],
-    queryFn: () =>
-      unwrap(
-        api.GET('/console/api/usage', {
-          params: { query: { limit: pager.limit, model, before: pager.before } },
-        }),
-      ),
-  });
-  const exportCsv = async () => {
-    setExporting(true);
-    try {
-      const { rows, truncated } = await fetchAllPages((before) =>
-        unwrap(api.GET('/console/api/usage', { params: { query: { limit: 100, model, before } } })),
-      );
-      downloadCsv(`mediagate-usage${model ? `-${model}` : ''}.csv`, toCsv(usageCsvColumns(t), rows));
-      if (truncated) void message.warning(t('billing.truncated', { n: rows.length }));
-    } catch (err) {
-      void message.error(errorText(err));
-    } finally {
-      setExporting(false);
-    }
-  };
   return (
-    <Space orientation="vertical" style={{ width: '100%' }}>
-      <Space wrap>
+    <PagedTable<UsageRecord>
+      pager={pager}
+      queryKey={['usage', model]}
+      load={(limit, before) =>
+        unwrap(api.GET('/console/api/usage', { params: { query: { limit, model, before } } }))
+      }
+      filter={
         <Select<string>
           allowClear
           showSearch
@@ -218,54 +194,35 @@ function UsageTab() {
           style={{ width: 260 }}
           value={model}
           loading={models.isPending}
-          onChange={(v) => {
-            pager.reset();
-            setModel(v);
-          }}
+          onChange={onChange}
           options={(models.data ?? []).map((m) => ({ value: m.id, label: m.id }))}
         />
-        <Button icon={<DownloadOutlined />} loading={exporting} onClick={() => void exportCsv()}>
-          {t('billing.exportCsv')}
-        </Button>
-      </Space>
-      {usage.error ? <ErrorAlert error={usage.error} onRetry={() => void usage.refetch()} /> : null}
-      <Card styles={{ body: { padding: 0 } }}>
-        <Table<UsageRecord>
-          rowKey="id"
-          size="small"
-          loading={usage.isPending}
-          dataSource={usage.data?.data ?? []}
-          pagination={false}
-          scroll={{ x: 900 }}
-          locale={{ emptyText: <Empty description={t('billing.noUsage')} /> }}
-          columns={[
-            {
-              title: t('billing.time'),
-              dataIndex: 'created_at',
-              render: (s: number | null) => formatTime(s),
-            },
-            { title: t('billing.model'), dataIndex: 'model', render: (m: string | null) => m ?? '—' },
-            { title: t('billing.key'), key: 'key', render: (_v, u) => u.token?.name ?? '—' },
-            { title: t('billing.units'), dataIndex: 'units', align: 'right' },
-            {
-              title: t('billing.cost'),
-              dataIndex: 'cost_usd',
-              align: 'right',
-              render: (v: number) => formatUsd(v),
-            },
-            {
-              title: t('billing.refunded'),
-              dataIndex: 'refunded_usd',
-              align: 'right',
-              render: (v: number) => (v ? formatUsd(v) : '—'),
-            },
-            { title: t('billing.outcome'), dataIndex: 'outcome', render: (o: string) => <Tag>{o}</Tag> },
-            { title: t('billing.reference'), dataIndex: 'ref', ellipsis: true },
-          ]}
-        />
-        <PagerBar pager={pager} hasMore={usage.data?.has_more} nextCursor={usage.data?.next_cursor} t={t} />
-      </Card>
-    </Space>
+      }
+      file={`mediagate-usage${model ? `-${model}` : ''}.csv`}
+      csvColumns={usageCsvColumns(t)}
+      scrollX={900}
+      empty={t('billing.noUsage')}
+      columns={[
+        timeColumn(t),
+        { title: t('billing.model'), dataIndex: 'model', render: (m: string | null) => m ?? '—' },
+        { title: t('billing.key'), key: 'key', render: (_v, u) => u.token?.name ?? '—' },
+        { title: t('billing.units'), dataIndex: 'units', align: 'right' },
+        {
+          title: t('billing.cost'),
+          dataIndex: 'cost_usd',
+          align: 'right',
+          render: (v: number) => formatUsd(v),
+        },
+        {
+          title: t('billing.refunded'),
+          dataIndex: 'refunded_usd',
+          align: 'right',
+          render: (v: number) => (v ? formatUsd(v) : '—'),
+        },
+        { title: t('billing.outcome'), dataIndex: 'outcome', render: (o: string) => <Tag>{o}</Tag> },
+        { title: t('billing.reference'), dataIndex: 'ref', ellipsis: true },
+      ]}
+    />
   );
 }
 

@@ -1,23 +1,19 @@
 import { useMutation } from '@tanstack/react-query';
 import { App, Button, Card, Form, Input, Typography } from 'antd';
-import { useState } from 'react';
 import { api, unwrap } from '../api/client';
+import { NewPasswordField } from '../components/AccountFields';
 import { ErrorAlert } from '../components/ErrorAlert';
-import { PasswordStrength } from '../components/PasswordStrength';
 import { useT } from '../i18n/i18n';
-import { MIN_PASSWORD_LENGTH } from '../lib/password';
 
 export function ChangePasswordPage() {
   const t = useT();
   const { message } = App.useApp();
   const [form] = Form.useForm();
-  const [password, setPassword] = useState('');
   const change = useMutation({
     mutationFn: (v: { current_password: string; new_password: string }) =>
       unwrap(api.POST('/console/api/password/change', { body: v })),
     onSuccess: () => {
       form.resetFields();
-      setPassword('');
       void message.success(t('changePassword.done'));
     },
   });
@@ -42,20 +38,7 @@ export function ChangePasswordPage() {
         >
           <Input.Password autoComplete="current-password" />
         </Form.Item>
-        <Form.Item
-          label={t('field.newPassword')}
-          name="password"
-          rules={[
-            {
-              required: true,
-              min: MIN_PASSWORD_LENGTH,
-              message: t('password.rule', { min: MIN_PASSWORD_LENGTH }),
-            },
-          ]}
-        >
-          <Input.Password autoComplete="new-password" onChange={(e) => setPassword(e.target.value)} />
-        </Form.Item>
-        <PasswordStrength password={password} />
+        <NewPasswordField label={t('field.newPassword')} />
         {change.error ? <ErrorAlert error={change.error} style={{ marginBottom: 16 }} /> : null}
         <Button type="primary" htmlType="submit" loading={change.isPending}>
           {t('changePassword.submit')}

@@ -3,16 +3,14 @@ import { Button, Card, Form, Input, Result, Space, Typography } from 'antd';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, unwrap } from '../api/client';
+import { EmailField, NewPasswordField } from '../components/AccountFields';
 import { ErrorAlert } from '../components/ErrorAlert';
-import { PasswordStrength } from '../components/PasswordStrength';
 import { useT } from '../i18n/i18n';
-import { MIN_PASSWORD_LENGTH } from '../lib/password';
 
 /** Forgot password: a reset code by e-mail, then the code and a new password. */
 export function ForgotPasswordPage() {
   const t = useT();
   const [email, setEmail] = useState<string | null>(null);
-  const [password, setPassword] = useState('');
   const forgot = useMutation({
     mutationFn: (v: { email: string }) => unwrap(api.POST('/console/api/password/forgot', { body: v })),
     onSuccess: (_r, v) => setEmail(v.email),
@@ -50,13 +48,7 @@ export function ForgotPasswordPage() {
       {email === null ? (
         <Form layout="vertical" onFinish={(v: { email: string }) => forgot.mutate(v)} requiredMark={false}>
           <Typography.Paragraph type="secondary">{t('forgot.intro')}</Typography.Paragraph>
-          <Form.Item
-            label={t('field.email')}
-            name="email"
-            rules={[{ required: true, type: 'email', message: t('field.emailInvalid') }]}
-          >
-            <Input type="email" autoComplete="username" autoFocus />
-          </Form.Item>
+          <EmailField autoComplete="username" />
           {forgot.error ? <ErrorAlert error={forgot.error} style={{ marginBottom: 16 }} /> : null}
           <Button type="primary" htmlType="submit" block loading={forgot.isPending}>
             {t('forgot.send')}
@@ -76,20 +68,7 @@ export function ForgotPasswordPage() {
           >
             <Input inputMode="numeric" autoComplete="one-time-code" maxLength={8} autoFocus />
           </Form.Item>
-          <Form.Item
-            label={t('field.newPassword')}
-            name="password"
-            rules={[
-              {
-                required: true,
-                min: MIN_PASSWORD_LENGTH,
-                message: t('password.rule', { min: MIN_PASSWORD_LENGTH }),
-              },
-            ]}
-          >
-            <Input.Password autoComplete="new-password" onChange={(e) => setPassword(e.target.value)} />
-          </Form.Item>
-          <PasswordStrength password={password} />
+          <NewPasswordField label={t('field.newPassword')} />
           {reset.error ? <ErrorAlert error={reset.error} style={{ marginBottom: 16 }} /> : null}
           <Space orientation="vertical" style={{ width: '100%' }}>
             <Button type="primary" htmlType="submit" block loading={reset.isPending}>

@@ -3,25 +3,14 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { App, Button, Card, Input, Modal, Popconfirm, Space, Table, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { api, unwrap } from '../api/client';
+import type { components } from '../api/schema';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { SecretReveal } from '../components/SecretReveal';
 import { useT } from '../i18n/i18n';
 import { formatDate, formatTime, formatUsd } from '../lib/format';
-import { type CreateKeyValues, CreateKeyForm, toCreateBody } from './keys/CreateKeyForm';
+import { CreateKeyForm, type CreateKeyValues, toCreateBody } from './keys/CreateKeyForm';
 
-export interface Token {
-  id: string;
-  name: string;
-  display_prefix: string;
-  status: 'active' | 'disabled' | 'deleted';
-  quota_usd: number | null;
-  used_usd: number;
-  expires_at: number | null;
-  allowed_models: string[] | null;
-  allowed_ips: string[] | null;
-  created_at: number | null;
-  last_used_at: number | null;
-}
+export type Token = components['schemas']['Token'];
 
 export function KeysPage() {
   const t = useT();
@@ -34,7 +23,7 @@ export function KeysPage() {
 
   const tokens = useQuery({
     queryKey: ['tokens'],
-    queryFn: async () => (await unwrap(api.GET('/console/api/tokens'))).data as unknown as Token[],
+    queryFn: async () => (await unwrap(api.GET('/console/api/tokens'))).data,
   });
   const refresh = () => client.invalidateQueries({ queryKey: ['tokens'] });
   const create = useMutation({

@@ -3,6 +3,7 @@ import { Button, Card, Form, Input } from 'antd';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { safeNext } from '../auth';
+import { EmailField } from '../components/AccountFields';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { useT } from '../i18n/i18n';
 
@@ -35,13 +36,7 @@ export function LoginPage() {
         requiredMark={false}
         disabled={login.isPending}
       >
-        <Form.Item
-          label={t('field.email')}
-          name="email"
-          rules={[{ required: true, type: 'email', message: t('field.emailInvalid') }]}
-        >
-          <Input autoComplete="username" type="email" autoFocus />
-        </Form.Item>
+        <EmailField autoComplete="username" />
         <Form.Item
           label={t('field.password')}
           name="password"

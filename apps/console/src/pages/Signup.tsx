@@ -4,8 +4,8 @@ import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ApiError, api, unwrap } from '../api/client';
 import type { components } from '../api/schema';
+import { EmailField, NewPasswordField } from '../components/AccountFields';
 import { ErrorAlert } from '../components/ErrorAlert';
-import { PasswordStrength } from '../components/PasswordStrength';
 import { SecretReveal } from '../components/SecretReveal';
 import { useT } from '../i18n/i18n';
 import { MIN_PASSWORD_LENGTH } from '../lib/password';
@@ -19,7 +19,6 @@ export function SignupPage() {
   const navigate = useNavigate();
   const client = useQueryClient();
   const [step, setStep] = useState<{ email: string; password: string } | null>(null);
-  const [password, setPassword] = useState('');
   const [done, setDone] = useState<components['schemas']['Registered'] | null>(null);
   const [cooldown, startCooldown] = useCountdown();
 
@@ -131,28 +130,11 @@ export function SignupPage() {
         }
         requiredMark={false}
       >
-        <Form.Item
-          label={t('field.email')}
-          name="email"
-          rules={[{ required: true, type: 'email', message: t('field.emailInvalid') }]}
-        >
-          <Input type="email" autoComplete="email" autoFocus />
-        </Form.Item>
-        <Form.Item
+        <EmailField autoComplete="email" />
+        <NewPasswordField
           label={t('field.password')}
-          name="password"
           extra={t('password.rule', { min: MIN_PASSWORD_LENGTH })}
-          rules={[
-            {
-              required: true,
-              min: MIN_PASSWORD_LENGTH,
-              message: t('password.rule', { min: MIN_PASSWORD_LENGTH }),
-            },
-          ]}
-        >
-          <Input.Password autoComplete="new-password" onChange={(e) => setPassword(e.target.value)} />
-        </Form.Item>
-        <PasswordStrength password={password} />
+        />
         <Form.Item
           label={t('field.passwordAgain')}
           name="confirm"

@@ -13,13 +13,13 @@ import {
   Result,
   Row,
   Space,
-  Table,
   Tag,
   Typography,
 } from 'antd';
 import { useEffect, useState } from 'react';
 import { request } from '../api/client';
 import { ErrorAlert } from '../components/ErrorAlert';
+import { ListCard } from '../components/ListCard';
 import { useT } from '../i18n/i18n';
 import { formatTime, formatUsd } from '../lib/format';
 import { type TopUp, type TopUpOptions, topUpFinished, topUpPreview } from '../lib/topup';
@@ -261,29 +261,24 @@ export function TopUpPage() {
         </Row>
       ) : null}
       {o ? (
-        <Card title={t('topup.history')} styles={{ body: { padding: 0 } }}>
-          {history.error ? <ErrorAlert error={history.error} style={{ margin: 12 }} /> : null}
-          <Table<TopUp>
-            rowKey="id"
-            size="small"
-            loading={history.isPending}
-            dataSource={history.data?.data ?? []}
-            pagination={false}
-            scroll={{ x: 640 }}
-            locale={{ emptyText: <Empty description={t('topup.noHistory')} /> }}
-            columns={[
-              { title: t('billing.time'), dataIndex: 'created_at', render: (s: number) => formatTime(s) },
-              { title: t('topup.provider'), dataIndex: 'provider' },
-              { title: t('topup.amount'), dataIndex: 'amount_cny', render: (v: number) => `¥${v}` },
-              { title: t('topup.credit'), render: (_v, r) => formatUsd(r.credit_usd + r.bonus_usd) },
-              {
-                title: t('videos.status'),
-                dataIndex: 'status',
-                render: (s: TopUp['status']) => <Tag color={STATUS_COLOR[s]}>{t(`topup.status.${s}`)}</Tag>,
-              },
-            ]}
-          />
-        </Card>
+        <ListCard<TopUp>
+          title={t('topup.history')}
+          query={history}
+          rows={history.data?.data}
+          scrollX={640}
+          empty={t('topup.noHistory')}
+          columns={[
+            { title: t('billing.time'), dataIndex: 'created_at', render: (s: number) => formatTime(s) },
+            { title: t('topup.provider'), dataIndex: 'provider' },
+            { title: t('topup.amount'), dataIndex: 'amount_cny', render: (v: number) => `¥${v}` },
+            { title: t('topup.credit'), render: (_v, r) => formatUsd(r.credit_usd + r.bonus_usd) },
+            {
+              title: t('videos.status'),
+              dataIndex: 'status',
+              render: (s: TopUp['status']) => <Tag color={STATUS_COLOR[s]}>{t(`topup.status.${s}`)}</Tag>,
+            },
+          ]}
+        />
       ) : null}
     </Space>
   );

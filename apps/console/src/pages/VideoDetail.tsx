@@ -1,11 +1,12 @@
 import { ArrowLeftOutlined } from '@ant-design/icons';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, App, Button, Card, Descriptions, Empty, Progress, Space, Table, Tag, Typography } from 'antd';
+import { Alert, App, Button, Card, Descriptions, Progress, Space, Table, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import type { components } from '../api/schema';
 import { ErrorAlert } from '../components/ErrorAlert';
+import { ListCard } from '../components/ListCard';
 import { useT } from '../i18n/i18n';
 import { formatTime } from '../lib/format';
 import { STATUS_COLORS, Thumbnail, type VideoTask } from './Videos';
@@ -125,88 +126,81 @@ export function VideoDetailPage() {
           </Space>
         </Card>
       ) : null}
-      <Card title={t('videos.callbacks')}>
-        {callbacks.error ? (
-          <ErrorAlert error={callbacks.error} onRetry={() => void callbacks.refetch()} />
-        ) : null}
-        <Table<Delivery>
-          rowKey="id"
-          size="small"
-          loading={callbacks.isPending}
-          dataSource={callbacks.data ?? []}
-          pagination={false}
-          scroll={{ x: 720 }}
-          locale={{ emptyText: <Empty description={t('videos.noCallbacks')} /> }}
-          expandable={{
-            expandedRowRender: (d) => (
-              <Table
-                rowKey="attempt"
-                size="small"
-                pagination={false}
-                dataSource={d.attempts}
-                locale={{ emptyText: t('videos.noAttempts') }}
-                columns={[
-                  { title: '#', dataIndex: 'attempt', width: 48 },
-                  {
-                    title: t('videos.attemptAt'),
-                    dataIndex: 'started_at',
-                    render: (s: number | null) => formatTime(s),
-                  },
-                  {
-                    title: t('videos.statusCode'),
-                    dataIndex: 'status_code',
-                    render: (c: number | null) => c ?? '—',
-                  },
-                  {
-                    title: t('videos.latency'),
-                    dataIndex: 'latency_ms',
-                    render: (ms: number | null) => (ms === null ? '—' : `${ms} ms`),
-                  },
-                  { title: t('videos.error'), dataIndex: 'error', render: (e: string | null) => e ?? '—' },
-                  {
-                    title: t('videos.response'),
-                    dataIndex: 'response_body',
-                    render: (b: string | null | undefined) => (
-                      <Typography.Text code ellipsis={{ tooltip: b }} style={{ maxWidth: 240 }}>
-                        {b || '—'}
-                      </Typography.Text>
-                    ),
-                  },
-                ]}
-              />
+      <ListCard<Delivery>
+        title={t('videos.callbacks')}
+        query={callbacks}
+        rows={callbacks.data}
+        scrollX={720}
+        empty={t('videos.noCallbacks')}
+        expandable={{
+          expandedRowRender: (d) => (
+            <Table
+              rowKey="attempt"
+              size="small"
+              pagination={false}
+              dataSource={d.attempts}
+              locale={{ emptyText: t('videos.noAttempts') }}
+              columns={[
+                { title: '#', dataIndex: 'attempt', width: 48 },
+                {
+                  title: t('videos.attemptAt'),
+                  dataIndex: 'started_at',
+                  render: (s: number | null) => formatTime(s),
+                },
+                {
+                  title: t('videos.statusCode'),
+                  dataIndex: 'status_code',
+                  render: (c: number | null) => c ?? '—',
+                },
+                {
+                  title: t('videos.latency'),
+                  dataIndex: 'latency_ms',
+                  render: (ms: number | null) => (ms === null ? '—' : `${ms} ms`),
+                },
+                { title: t('videos.error'), dataIndex: 'error', render: (e: string | null) => e ?? '—' },
+                {
+                  title: t('videos.response'),
+                  dataIndex: 'response_body',
+                  render: (b: string | null | undefined) => (
+                    <Typography.Text code ellipsis={{ tooltip: b }} style={{ maxWidth: 240 }}>
+                      {b || '—'}
+                    </Typography.Text>
+                  ),
+                },
+              ]}
+            />
+          ),
+        }}
+        columns={[
+          { title: t('videos.event'), dataIndex: 'event_type' },
+          {
+            title: t('videos.deliveryStatus'),
+            dataIndex: 'status',
+            render: (s: string) => (
+              <Tag color={s === 'delivered' ? 'success' : s === 'failed' ? 'error' : 'processing'}>{s}</Tag>
             ),
-          }}
-          columns={[
-            { title: t('videos.event'), dataIndex: 'event_type' },
-            {
-              title: t('videos.deliveryStatus'),
-              dataIndex: 'status',
-              render: (s: string) => (
-                <Tag color={s === 'delivered' ? 'success' : s === 'failed' ? 'error' : 'processing'}>{s}</Tag>
-              ),
-            },
-            { title: t('videos.attempts'), dataIndex: 'attempt_count' },
-            {
-              title: t('videos.nextAttempt'),
-              dataIndex: 'next_attempt_at',
-              render: (s: number | null) => formatTime(s),
-            },
-            { title: t('videos.url'), dataIndex: 'url', ellipsis: true },
-            {
-              title: t('common.actions'),
-              render: (_v, d) => (
-                <Button
-                  size="small"
-                  loading={redeliver.isPending && redeliver.variables === d.id}
-                  onClick={() => redeliver.mutate(d.id)}
-                >
-                  {t('videos.redeliver')}
-                </Button>
-              ),
-            },
-          ]}
-        />
-      </Card>
+          },
+          { title: t('videos.attempts'), dataIndex: 'attempt_count' },
+          {
+            title: t('videos.nextAttempt'),
+            dataIndex: 'next_attempt_at',
+            render: (s: number | null) => formatTime(s),
+          },
+          { title: t('videos.url'), dataIndex: 'url', ellipsis: true },
+          {
+            title: t('common.actions'),
+            render: (_v, d) => (
+              <Button
+                size="small"
+                loading={redeliver.isPending && redeliver.variables === d.id}
+                onClick={() => redeliver.mutate(d.id)}
+              >
+                {t('videos.redeliver')}
+              </Button>
+            ),
+          },
+        ]}
+      />
     </Space>
   );
 }

@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig } from '@mediagate/shared';
+import { loadConfig } from '@mediagate/shared/config';
+import { ConfigError } from '@mediagate/shared/errors';
 import { workerEnvSchema } from '../config';
 
 describe('callbacks configuration', () => {

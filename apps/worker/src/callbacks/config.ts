@@ -1,4 +1,5 @@
-import { DEFAULT_RETRY_SCHEDULE, durationListFromEnv, intFromEnv } from '@mediagate/shared';
+import { intFromEnv } from '@mediagate/shared/config';
+import { DEFAULT_RETRY_SCHEDULE, durationListFromEnv } from '@mediagate/shared/webhooks';
 import { z } from 'zod';
 
 /** Variables of the `callbacks` role (the SSRF allow-list comes from ssrfEnvSchema). */

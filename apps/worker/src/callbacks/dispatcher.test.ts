@@ -1,8 +1,8 @@
-import { createLogger, rotateWebhookSecret } from '@mediagate/shared';
-import { waitFor } from '@mediagate/shared/testing';
+import { createLogger } from '@mediagate/shared/log';
+import { headersOf, type Receiver, startReceiver, waitFor } from '@mediagate/shared/testing';
+import { rotateWebhookSecret } from '@mediagate/shared/webhooks';
 import { Webhook } from 'standardwebhooks';
 import { type CallbacksHarness, startCallbacksHarness } from '../../test/callbacks-harness';
-import { headersOf, type Receiver, startReceiver } from '../../test/webhook-receiver';
 import { reconcileOnce } from '../reconciler';
 
 let h: CallbacksHarness;

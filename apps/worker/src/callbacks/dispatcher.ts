@@ -1,19 +1,19 @@
+import type { Database } from '@mediagate/shared/db';
+import type { Logger } from '@mediagate/shared/log';
+import type { Metrics } from '@mediagate/shared/metrics';
+import type { JobPayload } from '@mediagate/shared/queue';
+import { inSpan } from '@mediagate/shared/tracing';
 import {
   activeSigningSecrets,
-  type Database,
   getDeliveryToSend,
   getWebhookSettings,
-  inSpan,
-  type JobPayload,
   judgeAttempt,
-  type Logger,
-  type Metrics,
   type RetryPolicy,
   recordDeliveryAttempt,
   type SendResult,
   sendWebhook,
   signWebhook,
-} from '@mediagate/shared';
+} from '@mediagate/shared/webhooks';
 import { DelayedError, type Job } from 'bullmq';
 import type { Dispatcher } from 'undici';
 import type { HostLimiter } from './host-limiter';

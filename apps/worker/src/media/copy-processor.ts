@@ -1,4 +1,5 @@
-import { type CopyOutcome, copyTaskMedia, type JobPayload, type MediaCopyDeps } from '@mediagate/shared';
+import { type CopyOutcome, copyTaskMedia, type MediaCopyDeps } from '@mediagate/shared/media';
+import type { JobPayload } from '@mediagate/shared/queue';
 import type { Job } from 'bullmq';
 
 /**

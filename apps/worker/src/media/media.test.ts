@@ -3,27 +3,23 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { buffer } from 'node:stream/consumers';
-import type { RedisClient } from '@mediagate/shared';
+import { findLedgerMismatches } from '@mediagate/shared/billing';
+import { createHttpAgent } from '@mediagate/shared/http';
+import { createLogger } from '@mediagate/shared/log';
 import {
-  createHttpAgent,
-  createLogger,
-  createMediaQueue,
-  createMetrics,
-  createRedis,
-  createSsrfPolicy,
-  createSsrfSafeAgent,
-  enqueueMediaCopy,
-  findLedgerMismatches,
-  getTask,
   getTaskMedia,
   LocalMediaStorage,
   MediaLinkSigner,
   MediaSourceHosts,
-  QUEUE_NAMES,
+  storedMediaTotals,
   thumbnailKey,
   videoKey,
-} from '@mediagate/shared';
+} from '@mediagate/shared/media';
+import { createMetrics } from '@mediagate/shared/metrics';
+import { createMediaQueue, createRedis, QUEUE_NAMES, type RedisClient } from '@mediagate/shared/queue';
+import { getTask } from '@mediagate/shared/tasks';
 import { testServiceUrls, waitFor } from '@mediagate/shared/testing';
+import { createSsrfPolicy, createSsrfSafeAgent } from '@mediagate/shared/webhooks';
 import { type Queue, Worker } from 'bullmq';
 import { type Sim, startSim, startWorkerHarness, type WorkerHarness } from '../../test/harness';
 import { type ReconcilerDeps, reconcileOnce } from '../reconciler';
@@ -40,8 +36,11 @@ let mediaQueue: Queue;
 let redis: RedisClient;
 let reconciler: ReconcilerDeps;
 const metrics = createMetrics({ service: 'media-test', defaultMetrics: false });
-const signer = new MediaLinkSigner('a-test-secret-of-at-least-32-characters!', 'https://gw.example.test');
+const SIGNING_SECRET = 'a-test-secret-of-at-least-32-characters!';
+const PUBLIC_BASE_URL = 'https://gw.example.test';
+const signer = new MediaLinkSigner(SIGNING_SECRET, PUBLIC_BASE_URL);
 const workers: Worker[] = [];
+const connections: RedisClient[] = [];
 const agents: Array<{ close: () => Promise<void> }> = [];
 
 /** a media-copy worker over the local storage, allowed to fetch from `channels` hosts */
@@ -55,6 +54,8 @@ function startCopyWorker(
     bodyTimeoutMs: 5_000,
   });
   agents.push(agent, publicAgent);
+  // a connection handed to a Worker stays open when the worker closes: closed in stopCopyWorkers
+  const connection = createRedis(redisUrl, 'worker');
   const worker = new Worker(
     QUEUE_NAMES.media,
     createMediaCopyProcessor({
@@ -73,23 +74,19 @@ function startCopyWorker(
         ffmpegPath: 'ffmpeg',
       },
     }),
-    { connection: createRedis(redisUrl, 'worker'), prefix: h.prefix, concurrency: 4 },
+    { connection, prefix: h.prefix, concurrency: 4 },
   );
   worker.on('error', () => {});
   workers.push(worker);
+  connections.push(connection);
   return worker;
 }
 let redisUrl: string;
 
 async function stopCopyWorkers() {
   await Promise.all(workers.splice(0).map((w) => w.close(true)));
+  for (const c of connections.splice(0)) c.disconnect();
 }
-
-const media = () => ({
-  linksFor: (taskId: string, completedAt: Date) =>
-    signer.linksFor(taskId, new Date(completedAt.getTime() + RETENTION_MS)),
-  copy: (taskId: string) => enqueueMediaCopy(mediaQueue, taskId),
-});
 
 async function simVideoBytes(): Promise<Buffer> {
   const res = await fetch(`${sim.url}/media/videos/any.mp4`);
@@ -111,7 +108,11 @@ beforeAll(async () => {
   storage = new LocalMediaStorage(dir);
   redis = createRedis(redisUrl, 'producer');
   mediaQueue = createMediaQueue(redis, h.prefix);
-  h.startWorker({ media: media() });
+  // links signed with `signer`'s secret and base, valid for the retention's 7 days
+  h.startWorker({
+    mediaQueue,
+    env: { MEDIA_SIGNING_SECRET: SIGNING_SECRET, PUBLIC_BASE_URL, MEDIA_RETENTION_DAYS: '7' },
+  });
   reconciler = {
     database: h.database,
     redis: h.redis,
@@ -277,6 +278,12 @@ describe('retention', () => {
     startCopyWorker();
     const id = await h.createTask();
     await waitFor(async () => ((await mediaRow(id))?.status === 'stored' ? true : null));
+    // the earlier tests' copies that are still due would land between the two readings: put them
+    // off and let any copy already running finish, so only this task's expiry moves the gauge
+    await h.database.pool.query(
+      `update task_media set next_attempt_at = now() + interval '1 day' where status in ('pending', 'failed')`,
+    );
+    await waitFor(async () => ((await mediaQueue.getActiveCount()) === 0 ? true : null));
     await reconcileOnce(reconciler);
     const before = (await metrics.registry.getSingleMetric('mediagate_media_stored_bytes')!.get()).values[0]!
       .value;
@@ -293,5 +300,38 @@ describe('retention', () => {
     expect(after).toBeLessThan(before);
     // a second sweep finds nothing more to do
     expect((await reconcileOnce(reconciler)).media?.expired).toBe(0);
+  });
+
+  it('keeps the storage totals equal to a full sum of the stored media through every change', async () => {
+    startCopyWorker();
+    const ids = [await h.createTask(), await h.createTask(), await h.createTask()];
+    for (const id of ids)
+      await waitFor(async () => ((await mediaRow(id))?.status === 'stored' ? true : null));
+    // the kept totals and a full sum, read in one statement (one snapshot): other copies may commit meanwhile
+    const both = async () => {
+      const { rows } = await h.database.pool.query<{ kept: string; summed: string }>(
+        `select (select bytes || '/' || objects from media_totals) as kept,
+                (select coalesce(sum(coalesce(bytes, 0) + coalesce(thumbnail_bytes, 0)), 0)
+                        || '/' || (count(*) + count(thumbnail_key))
+                 from task_media where status = 'stored') as summed`,
+      );
+      expect(rows[0]!.kept).toBe(rows[0]!.summed);
+      return rows[0]!.kept;
+    };
+    await both();
+    const stored = await storedMediaTotals(h.database.db);
+    expect(stored.objects).toBeGreaterThanOrEqual(3);
+    const [a, b, c] = ids as [string, string, string];
+    // a thumbnail dropped, a video's size corrected, one expired, one row deleted
+    await h.database.pool.query(
+      `update task_media set thumbnail_key = null, thumbnail_bytes = null where task_id = $1`,
+      [a],
+    );
+    await h.database.pool.query(`update task_media set bytes = bytes + 1000 where task_id = $1`, [b]);
+    await both();
+    await h.database.pool.query(`update task_media set status = 'expired' where task_id = $1`, [c]);
+    await both();
+    await h.database.pool.query(`delete from task_media where task_id = $1`, [b]);
+    await both();
   });
 });

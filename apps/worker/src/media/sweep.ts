@@ -1,15 +1,15 @@
+import type { Database } from '@mediagate/shared/db';
+import type { Logger } from '@mediagate/shared/log';
 import {
-  type Database,
-  enqueueMediaCopy,
   expireUncopied,
-  type Logger,
   listCopiesDue,
   listExpiredMedia,
   type MediaStorage,
-  type Metrics,
   markMediaGone,
   storedMediaTotals,
-} from '@mediagate/shared';
+} from '@mediagate/shared/media';
+import type { Metrics } from '@mediagate/shared/metrics';
+import { enqueueMediaCopy } from '@mediagate/shared/queue';
 import type { Queue } from 'bullmq';
 
 export interface MediaSweepDeps {

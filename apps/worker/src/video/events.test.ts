@@ -1,10 +1,5 @@
-import {
-  createRedis,
-  decodeTaskEvent,
-  type RedisClient,
-  TaskEventPublisher,
-  taskEventsChannel,
-} from '@mediagate/shared';
+import { createRedis, type RedisClient } from '@mediagate/shared/queue';
+import { decodeTaskEvent, taskEventsChannel } from '@mediagate/shared/tasks';
 import { testServiceUrls, waitFor } from '@mediagate/shared/testing';
 import { type Sim, startSim, startWorkerHarness, type WorkerHarness } from '../../test/harness';
 
@@ -15,7 +10,7 @@ let subscriber: RedisClient;
 beforeAll(async () => {
   sim = await startSim();
   h = await startWorkerHarness(sim);
-  h.startWorker({ events: new TaskEventPublisher(h.redis, h.prefix) });
+  h.startWorker();
   subscriber = createRedis((await testServiceUrls()).redisUrl, 'worker');
 });
 afterAll(async () => {

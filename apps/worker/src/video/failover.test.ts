@@ -1,17 +1,21 @@
-import { findLedgerMismatches, getTask } from '@mediagate/shared';
+import { findLedgerMismatches } from '@mediagate/shared/billing';
+import { getTask } from '@mediagate/shared/tasks';
 import { waitFor } from '@mediagate/shared/testing';
 import { type Sim, simChannel, startSim, startWorkerHarness, type WorkerHarness } from '../../test/harness';
+import type { VideoRole } from './role';
 
 // Two simulators behind two DashScope channels: 'a' is tried first, 'b' is the fall-back.
 let a: Sim;
 let b: Sim;
 let h: WorkerHarness;
+let role: VideoRole;
+const channels = () => [simChannel('a', a, 0), simChannel('b', b, 1)];
 
 beforeAll(async () => {
   [a, b] = await Promise.all([startSim(), startSim()]);
   // a short upstream timeout, so a silent channel shows up quickly
   h = await startWorkerHarness(a, { upstreamTimeoutMs: 700 });
-  h.startWorker({ channels: [simChannel('a', a, 0), simChannel('b', b, 1)] });
+  role = h.startWorker({ channels: channels() });
 });
 afterAll(async () => {
   await h?.close();
@@ -71,5 +75,19 @@ describe('video submit across channels', () => {
     expect(row.status).toBe('succeeded');
     expect(row.upstreamChannel).toBe('b');
     expect({ a: await submitted(a), b: await submitted(b) }).toEqual({ a: 0, b: 1 });
+  });
+
+  it("waits for a channel's own submit limit rather than failing over to the next channel", async () => {
+    await role.close();
+    role = h.startWorker({ channels: channels(), env: { UPSTREAM_SUBMIT_RPS: '1' } });
+    const rows = await Promise.all(
+      [h.createTask(), h.createTask(), h.createTask()].map(async (id) => settled(await id)),
+    );
+    expect(rows.map((r) => [r.status, r.upstreamChannel])).toEqual([
+      ['succeeded', 'a'],
+      ['succeeded', 'a'],
+      ['succeeded', 'a'],
+    ]);
+    expect({ a: await submitted(a), b: await submitted(b) }).toEqual({ a: 3, b: 0 });
   });
 });

@@ -1,4 +1,5 @@
-import { createMetrics, getTask } from '@mediagate/shared';
+import { createMetrics } from '@mediagate/shared/metrics';
+import { getTask } from '@mediagate/shared/tasks';
 import { type RunningSim, startUpstreamSim, waitFor } from '@mediagate/shared/testing';
 import { startWorkerHarness, type WorkerHarness } from '../../test/harness';
 

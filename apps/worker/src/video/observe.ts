@@ -1,15 +1,7 @@
-import {
-  boundedLabel,
-  type DashScopeVideoClient,
-  inSpan,
-  type Metrics,
-  type TaskRow,
-  type UpstreamChannel,
-  UpstreamError,
-} from '@mediagate/shared';
-
-const seconds = (from: Date, to: Date | null) =>
-  Math.max(0, ((to ?? new Date()).getTime() - from.getTime()) / 1000);
+import { UpstreamError } from '@mediagate/shared/errors';
+import { boundedLabel, type Metrics } from '@mediagate/shared/metrics';
+import { inSpan } from '@mediagate/shared/tracing';
+import type { DashScopeVideoClient, UpstreamChannel } from '@mediagate/shared/upstream';
 
 /** Vendor codes worth a label of their own; anything else is `other`. */
 const KNOWN_CODES = new Set([
@@ -30,25 +22,6 @@ const KNOWN_CODES = new Set([
   'reset',
   'too_large',
 ]);
-
-/** Records a task transition this process made: its count, and pickup or completion time. */
-export function observeTransition(metrics: Metrics | undefined, row: TaskRow | null): void {
-  if (!metrics || !row) return;
-  metrics.taskTransitions.inc({ model: row.model, status: row.status });
-  if (row.status === 'processing' && row.startedAt) {
-    metrics.taskPickupSeconds.observe({ model: row.model }, seconds(row.createdAt, row.startedAt));
-  }
-  if (row.status === 'succeeded' || row.status === 'failed') {
-    metrics.taskCompletionSeconds.observe(
-      { model: row.model, status: row.status },
-      seconds(row.createdAt, row.completedAt),
-    );
-  }
-  if (row.status === 'failed' && row.priceMicroUsd > 0) {
-    metrics.billingMicroUsd.inc({ kind: 'refund' }, row.priceMicroUsd);
-    metrics.billingOperations.inc({ kind: 'refund' });
-  }
-}
 
 type VideoClient = Pick<DashScopeVideoClient, 'submit' | 'query' | 'cancel'>;
 

@@ -1,5 +1,4 @@
-import type { RedisClient } from '@mediagate/shared';
-import { createRedis } from '@mediagate/shared';
+import { createRedis, type RedisClient } from '@mediagate/shared/queue';
 import { testQueuePrefix, testServiceUrls } from '@mediagate/shared/testing';
 import { PollBudget } from './poll-budget';
 

@@ -1,4 +1,4 @@
-import type { RedisClient } from '@mediagate/shared';
+import type { RedisClient } from '@mediagate/shared/queue';
 
 /**
  * Spaces queries `ARGV[1]` microseconds apart, fleet-wide (GCRA on Redis's clock). Reserves the next

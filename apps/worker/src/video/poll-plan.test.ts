@@ -1,4 +1,4 @@
-import { summarize } from '@mediagate/shared';
+import { summarize } from '@mediagate/shared/tasks';
 import { nextPollDelay, type PollPlanConfig } from './poll-plan';
 
 /** durations spread evenly over [fromS, toS] seconds, one sample per second */

@@ -1,4 +1,4 @@
-import type { DurationSummary } from '@mediagate/shared';
+import type { DurationSummary } from '@mediagate/shared/tasks';
 
 export interface PollPlanConfig {
   /** the interval used while nothing is known about the model's durations */

@@ -1,4 +1,7 @@
-import type { Logger, TaskDurations, TaskRow, UpstreamVideoState } from '@mediagate/shared';
+import type { TaskRow } from '@mediagate/shared/db';
+import type { Logger } from '@mediagate/shared/log';
+import type { TaskDurations } from '@mediagate/shared/tasks';
+import type { UpstreamVideoState } from '@mediagate/shared/upstream';
 import type { PollBudget } from './poll-budget';
 import { nextPollDelay, type PollPlanConfig } from './poll-plan';
 import type { UpstreamLimiter } from './upstream-limiter';

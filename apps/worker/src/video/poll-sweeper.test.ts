@@ -1,9 +1,6 @@
-import { ChannelPool, createLogger, DashScopeVideoClient, getTask, TaskDurations } from '@mediagate/shared';
+import { getTask, TaskDurations } from '@mediagate/shared/tasks';
 import { waitFor } from '@mediagate/shared/testing';
-import { type Sim, simChannel, startSim, startWorkerHarness, type WorkerHarness } from '../../test/harness';
-import { PollBudget } from './poll-budget';
-import { type AdaptivePollConfig, AdaptivePollScheduler } from './poll-scheduler';
-import { createPollSweeper } from './poll-sweeper';
+import { type Sim, startSim, startWorkerHarness, type WorkerHarness } from '../../test/harness';
 
 let sim: Sim;
 let h: WorkerHarness;
@@ -22,7 +19,6 @@ afterAll(async () => {
   await sim?.stop();
 });
 
-const logger = createLogger({ service: 'worker-test', level: 'silent' });
 const finished = (ids: string[]) =>
   waitFor(
     async () => {
@@ -33,32 +29,22 @@ const finished = (ids: string[]) =>
   );
 
 describe('adaptive polling against the simulator', () => {
-  const budget = () =>
-    new PollBudget(h.redis, h.prefix, { queriesPerSecond: 20, plannedShare: 0.5, headroom: 0.05 });
   const durations = () => new TaskDurations(h.redis, h.prefix, { cacheMs: 0 });
-  const plan: AdaptivePollConfig = {
-    fallbackMs: 60_000,
-    minIntervalMs: 100,
-    maxIntervalMs: 60_000,
-    pollsPerSpread: 4,
-    firstQuantile: 0.95,
-    maxAdmitWaitMs: 5_000,
+  /** the adaptive scheduler within the sim's 20 queries per second, half of them for planned polls */
+  const adaptive = {
+    VIDEO_POLL_SCHEDULER: 'adaptive',
+    UPSTREAM_POLL_QPS: '20',
+    VIDEO_POLL_PLANNED_SHARE: '0.5',
+    VIDEO_POLL_MIN_INTERVAL_MS: '100',
+    VIDEO_POLL_MAX_INTERVAL_MS: '60000',
+    VIDEO_POLL_INTERVAL_MS: '60000',
+    VIDEO_POLL_SPREAD_POLLS: '4',
   };
 
   it('finds finished tasks with the batch query and runs their jobs at once, within the query limit', async () => {
-    const b = budget();
-    const worker = h.startWorker({ polls: new AdaptivePollScheduler(b, durations(), plan, logger) });
-    const sweeper = createPollSweeper({
-      database: h.database,
-      redis: h.redis,
-      queue: h.queue,
-      client: new DashScopeVideoClient(h.agent),
-      channels: new ChannelPool([simChannel('sim', sim)], { failureThreshold: 5, cooldownMs: 100 }),
-      budget: b,
-      logger,
-      config: { intervalMs: 200, pageSize: 100, maxPages: 10, prefix: h.prefix },
+    const worker = h.startWorker({
+      env: { ...adaptive, VIDEO_POLL_SWEEP_INTERVAL_MS: '200', VIDEO_POLL_SWEEP_PAGE_SIZE: '100' },
     });
-    sweeper.start();
     try {
       const ids: string[] = [];
       for (let i = 0; i < 20; i++) ids.push(await h.createTask());
@@ -77,7 +63,6 @@ describe('adaptive polling against the simulator', () => {
       expect(learned!.quantileMs(0.05)).toBeGreaterThanOrEqual(1_000);
       expect(learned!.quantileMs(0.95)).toBeLessThanOrEqual(3_000);
     } finally {
-      await sweeper.stop();
       await worker.close();
     }
   });
@@ -85,9 +70,7 @@ describe('adaptive polling against the simulator', () => {
   it('without the batch query, polls each task near its learned completion time', async () => {
     await sim.control('POST', '/reset');
     // durations learned by the previous test: 1.5 to 2.5 s
-    h.startWorker({
-      polls: new AdaptivePollScheduler(budget(), durations(), { ...plan, firstQuantile: 0.05 }, logger),
-    });
+    h.startWorker({ env: { ...adaptive, VIDEO_POLL_SWEEP_INTERVAL_MS: '0' } });
     const ids: string[] = [];
     for (let i = 0; i < 10; i++) ids.push(await h.createTask());
     const rows = await finished(ids);

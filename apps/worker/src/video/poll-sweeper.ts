@@ -1,14 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { RedisClient } from '@mediagate/shared';
-import {
-  type ChannelPool,
-  type DashScopeVideoClient,
-  type Database,
-  type Logger,
-  listInFlightUpstreamTasks,
-  UpstreamError,
-  type UpstreamVideoStatus,
-} from '@mediagate/shared';
+import type { Database } from '@mediagate/shared/db';
+import { UpstreamError } from '@mediagate/shared/errors';
+import type { Logger } from '@mediagate/shared/log';
+import type { RedisClient } from '@mediagate/shared/queue';
+import { listInFlightUpstreamTasks } from '@mediagate/shared/tasks';
+import type { ChannelPool, DashScopeVideoClient, UpstreamVideoStatus } from '@mediagate/shared/upstream';
 import type { Queue } from 'bullmq';
 import type { PollBudget } from './poll-budget';
 

@@ -1,12 +1,7 @@
-import {
-  enqueueVideoTask,
-  findLedgerMismatches,
-  getAccount,
-  getTask,
-  markSubmitStarted,
-  recordUpstreamTask,
-  startTask,
-} from '@mediagate/shared';
+import { getAccount } from '@mediagate/shared/accounts';
+import { findLedgerMismatches } from '@mediagate/shared/billing';
+import { enqueueVideoTask, JOB_CATALOG } from '@mediagate/shared/queue';
+import { getTask, markSubmitStarted, recordUpstreamTask, startTask } from '@mediagate/shared/tasks';
 import { freePort, submitSimVideo, waitFor } from '@mediagate/shared/testing';
 import { type Sim, startSim, startWorkerHarness, type WorkerHarness } from '../../test/harness';
 
@@ -37,6 +32,11 @@ const settled = (id: string) =>
     },
     { what: `task ${id} to finish`, timeoutMs: 20_000 },
   );
+/** the job `id` once it has failed (BullMQ's failed state) */
+const failedJob = (id: string) =>
+  waitFor(async () => ((await h.queue.getJobState(id)) === 'failed' ? h.queue.getJob(id) : null), {
+    what: `job ${id} to fail`,
+  });
 const balance = async () => (await getAccount(h.database.db, h.accountId))!.balanceMicroUsd;
 
 describe('video processor against the simulator', () => {
@@ -62,21 +62,57 @@ describe('video processor against the simulator', () => {
     const row = await settled(id);
     expect(row.status).toBe('succeeded');
     expect((await sim.stats()).video.submitted).toBe(1);
+    // what the simulator received: the model's upstream name, the prompt, its duration and resolution
+    const sent = await sim.control('GET', `/tasks/${row.upstreamTaskId}`);
+    expect(sent).toMatchObject({
+      model: 'wan2.5-i2v-preview',
+      prompt: 'a cat',
+      parameters: { resolution: '1080P', duration: 10, audio: true },
+    });
     // the simulator's usage echoes what it was sent: the model's duration, resolution and sound
     expect(row.usage).toMatchObject({ duration: 10, SR: 1080, audio: true });
   });
 
-  it('fails a task whose model has left the catalog as model_unavailable, refunded, without submitting', async () => {
+  /** Runs a task whose row `breakRow` spoils after creation; it must fail as `code`, refunded, unsent. */
+  async function failsWithoutSubmitting(breakRow: string, code: string): Promise<string> {
     const before = await balance();
     const id = await h.createTask({ enqueue: false });
-    await h.database.pool.query(`update tasks set model = 'wan-retired-5s-720p' where id = $1`, [id]);
+    await h.database.pool.query(breakRow, [id]);
     await enqueueVideoTask(h.queue, { taskId: id, requestId: `req-${id}` });
     const row = await settled(id);
     expect(row.status).toBe('failed');
-    expect(row.errorCode).toBe('model_unavailable');
+    expect(row.errorCode).toBe(code);
     expect(row.submitStartedAt).toBeNull();
     expect((await sim.stats()).video.submitted).toBe(0);
     expect((await balance()) - before).toBe(0);
+    return id;
+  }
+
+  it('fails a task whose model has left the catalog as model_unavailable, refunded, without submitting', async () => {
+    await failsWithoutSubmitting(
+      `update tasks set model = 'wan-retired-5s-720p' where id = $1`,
+      'model_unavailable',
+    );
+  });
+
+  it('fails a task whose stored request cannot be read, refunded, without submitting, and its job for good', async () => {
+    const id = await failsWithoutSubmitting(
+      `update tasks set metadata = '{"input": "a string"}' where id = $1`,
+      'invalid_task',
+    );
+    // UnrecoverableError: failed on its first attempt, none of its eight attempts retried
+    const job = await failedJob(id);
+    expect(job.attemptsMade).toBe(1);
+    expect(job.failedReason).toMatch(/stored request cannot be read/);
+  });
+
+  it('fails a job whose payload is malformed on its first attempt, without retrying it', async () => {
+    const spec = JOB_CATALOG['video.run'];
+    await h.queue.add('video.run', { task: 'no task id' }, { ...spec.options, jobId: 'malformed-payload' });
+    const job = await failedJob('malformed-payload');
+    expect(spec.options.attempts).toBeGreaterThan(1);
+    expect(job.attemptsMade).toBe(1);
+    expect(job.failedReason).toMatch(/malformed video.run payload/);
   });
 
   it('ends failed with the upstream code when the upstream task fails, and refunds it', async () => {

@@ -1,4 +1,7 @@
-import { type Logger, type ModelCatalog, settleVideoUsage, type TaskRow } from '@mediagate/shared';
+import { settleVideoUsage } from '@mediagate/shared/billing';
+import type { ModelCatalog } from '@mediagate/shared/catalog';
+import type { TaskRow } from '@mediagate/shared/db';
+import type { Logger } from '@mediagate/shared/log';
 
 /**
  * The refund a success owes when the vendor reports less than was charged (shorter, lower

@@ -1,4 +1,4 @@
-import { createRedis, type RedisClient } from '@mediagate/shared';
+import { createRedis, type RedisClient } from '@mediagate/shared/queue';
 import { testQueuePrefix, testServiceUrls } from '@mediagate/shared/testing';
 import { UpstreamLimiter } from './upstream-limiter';
 

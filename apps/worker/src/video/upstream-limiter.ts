@@ -1,4 +1,4 @@
-import type { RedisClient } from '@mediagate/shared';
+import type { RedisClient } from '@mediagate/shared/queue';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
 /**

@@ -1,4 +1,5 @@
 import type { RedisClient } from '../queue/connection';
+import { withTimeout } from '../timeout';
 
 /** What changed: every key of an account (disabled, limits changed) or one key (revoked, edited). */
 export type KeyRevocation = { accountId: string } | { keyId: string };
@@ -17,19 +18,13 @@ export async function announceKeyRevocation(
   what: KeyRevocation,
   timeoutMs = 1_000,
 ): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
-      redis.publish(keyRevocationChannel(prefix), JSON.stringify(what)),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error('timed out')), timeoutMs);
-      }),
-    ]);
+    await withTimeout(redis.publish(keyRevocationChannel(prefix), JSON.stringify(what)), timeoutMs, {
+      what: 'key revocation announcement',
+    });
     return true;
   } catch {
     return false;
-  } finally {
-    clearTimeout(timer);
   }
 }
 

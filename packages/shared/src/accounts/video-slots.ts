@@ -1,10 +1,9 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../db/client';
 
 /**
  * An account's unfinished video tasks are counted on its row (`active_video_tasks`): a slot is
  * taken in the statement that charges a create (billing/ledger.ts) and given back in the
- * statement or transaction of the task's terminal move, whichever process makes it. One row
+ * statement of the task's terminal move (tasks/tasks.ts), whichever process makes it. One row
  * update each way, so the limit is exact under concurrency and costs the same however many
  * tasks the account has. These fragments are how other modules' statements touch the counter.
  */
@@ -21,9 +20,4 @@ export function videoSlotFree(max: number | undefined, accountAlias = ''): SQL {
 /** The statement that gives back a slot of the account `accountId` (a value or a subquery). */
 export function releaseVideoSlotStatement(accountId: SQL | string): SQL {
   return sql`update accounts set active_video_tasks = greatest(active_video_tasks - 1, 0) where id = ${accountId}`;
-}
-
-/** Gives a slot back when a task reaches a terminal state, inside the transaction of that move. */
-export async function releaseVideoSlot(tx: DbOrTx, accountId: string): Promise<void> {
-  await tx.execute(releaseVideoSlotStatement(accountId));
 }

@@ -1,7 +1,7 @@
 import { and, eq, gte, type SQL, sql } from 'drizzle-orm';
 import { takeVideoSlot, videoSlotFree } from '../accounts/video-slots';
 import { type DbOrTx, isTransaction } from '../db/client';
-import { accounts, apiKeys, ledgerEntries, usageRecords } from '../db/schema';
+import { accounts, ledgerEntries } from '../db/schema';
 import { ConcurrencyLimitError, InsufficientQuotaError, PermissionDeniedError } from '../errors';
 
 export interface ChargeArgs {
@@ -30,26 +30,22 @@ export interface ChargeArgs {
 }
 
 /**
- * Takes `amountMicroUsd` from the account for the call `ref` and writes the ledger row and the
- * usage record. With `keyId`, also raises the key's used amount and checks its quota and model
- * allow-list. With `videoSlot`, also takes one of the account's unfinished-video-task slots (see
- * video-slots.ts). Throws, having changed nothing, in this order of precedence:
- * PermissionDeniedError when the key may not use `model`, InsufficientQuotaError when the
- * balance does not cover the price, InsufficientQuotaError when the key's remaining quota does not
- * cover it, ConcurrencyLimitError when the account has no free video slot. Idempotent per ref: a
- * second charge for the same ref is refused by the ledger's unique index. Concurrent charges of
- * one account serialize on its row, so the balance is never overdrawn.
+ * The charge of a call: takes `amountMicroUsd` from the account for the call `ref` and writes the
+ * ledger row and the usage record. With `keyId`, also raises the key's used amount and checks its
+ * quota and model allow-list. With `videoSlot`, also takes one of the account's
+ * unfinished-video-task slots (see video-slots.ts). One statement, all or nothing: a failed check
+ * aborts it through mediagate_abort_charge, naming the first check that refused, in this order of
+ * precedence: the key may not use `model`, the balance does not cover the price, the key's
+ * remaining quota does not cover it, the account has no free video slot. Run it through
+ * withChargeChecks, which turns those aborts into errors. Idempotent per ref: a second charge for
+ * the same ref is refused by the ledger's unique index. Concurrent charges of one account
+ * serialize on its row, so the balance is never overdrawn.
  *
- * One statement, all or nothing: it works inside the caller's transaction (which a failure
- * aborts) or on its own, committed by itself, so that the account row it locks is released
- * as soon as it commits. `also` adds writes to the same statement (a CTE that runs only when
- * the charge applies; it may read the `acct` CTE); its `returning` rows come back.
+ * `also` adds the caller's write to the same statement (a CTE named `also.name` that runs only
+ * when the charge applies; it may read the `acct` CTE); the statement returns its `returning`
+ * rows, or one row `charged` without it.
  */
-export async function chargeForCall(
-  db: DbOrTx,
-  args: ChargeArgs,
-  also?: { name: string; sql: SQL },
-): Promise<Record<string, unknown>[]> {
+export function chargeStatement(args: ChargeArgs, also?: { name: string; sql: SQL }): SQL {
   const amount = args.amountMicroUsd;
   const max = args.videoSlot?.max;
   const keyId = args.keyId ?? null;
@@ -61,76 +57,91 @@ export async function chargeForCall(
       and not (${model}::text = any(kk.allowed_models)) then 'model'`;
   const quotaRefusal = sql`
     when kk.quota_micro_usd is not null and kk.used_micro_usd + ${amount}::bigint > kk.quota_micro_usd then 'key_quota'`;
+  // Lock order everywhere: the account row, then the key row (refunds do the same), so
+  // concurrent charges and refunds cannot deadlock. The key update reads `acct`, so it runs
+  // after the account update; the inserts run only when the account was charged. When a
+  // check fails, the last select aborts the whole statement naming the first failed check,
+  // read from the latest version of the row that refused (`for share`; the account row
+  // this statement charged cannot be locked again by it, so it is not read then).
+  return sql`
+    with acct as (
+      update accounts
+      set balance_micro_usd = balance_micro_usd - ${amount}::bigint,
+          ${args.videoSlot ? sql`${takeVideoSlot},` : sql``}
+          updated_at = now()
+      where id = ${args.accountId} and balance_micro_usd >= ${amount}::bigint
+        and ${videoSlotFree(max)}
+      returning id
+    ), k as (
+      update api_keys
+      set used_micro_usd = used_micro_usd + ${amount}::bigint, last_used_at = now()
+      where id = ${keyId}::text and account_id = ${args.accountId}
+        and exists (select 1 from acct)
+        and (allowed_models is null or ${model}::text is null or ${model}::text = any(allowed_models))
+        and (quota_micro_usd is null or used_micro_usd + ${amount}::bigint <= quota_micro_usd)
+      returning id
+    ), l as (
+      insert into ledger_entries (account_id, kind, amount_micro_usd, ref)
+      select ${args.accountId}::text, 'charge', ${-amount}::bigint, ${args.ref}::text from acct
+      where ${amount}::bigint > 0
+    ), u as (
+      insert into usage_records (account_id, api_key_id, ref, model, units, cost_micro_usd, request_id, settled_at)
+      select ${args.accountId}::text, ${keyId}::text, ${args.ref}::text, ${model}::text,
+             ${args.units ?? 1}::int, ${amount}::bigint, ${args.requestId ?? null}::text,
+             ${args.settlesLater ? sql`null` : sql`now()`}
+      from acct
+      where ${amount}::bigint > 0
+    )${also ? sql`, ${sql.raw(also.name)} as (${also.sql})` : sql``}
+    select ${also ? sql`${sql.raw(also.name)}.*` : sql`1 as charged`}
+    from (
+      select case
+        when exists (select 1 from acct) and (${keyId}::text is null or exists (select 1 from k)) then true
+        when exists (select 1 from acct) then mediagate_abort_charge(coalesce((
+          select case
+            ${modelRefusal}
+            ${quotaRefusal}
+            else 'retry'
+          end
+          from api_keys kk
+          where kk.id = ${keyId}::text and kk.account_id = ${args.accountId}
+          for share
+        ), 'key_missing')) = 0
+        else mediagate_abort_charge(coalesce((
+          select case
+            when ${keyId}::text is not null and kk.id is null then 'key_missing'
+            ${modelRefusal}
+            when a.balance_micro_usd < ${amount}::bigint then 'balance'
+            ${quotaRefusal}
+            when not (${videoSlotFree(max, 'a')}) then 'slots'
+            else 'retry'
+          end
+          from accounts a
+          left join api_keys kk on kk.id = ${keyId}::text and kk.account_id = a.id
+          where a.id = ${args.accountId}
+          for share of a
+        ), 'balance')) = 0
+      end as ok
+    ) as checked
+    ${also ? sql`cross join ${sql.raw(also.name)}` : sql``}
+    where checked.ok`;
+}
+
+/**
+ * Runs `execute` (which executes a chargeStatement of `args` on `db`) and turns the statement's
+ * aborts into errors, having changed nothing: PermissionDeniedError when the key may not use the
+ * model, InsufficientQuotaError when the balance or the key's quota does not cover the price,
+ * ConcurrencyLimitError when the account has no free video slot. When the rows changed between
+ * the charge and its check, a statement on its own is run again; inside a transaction (which the
+ * abort has spoiled) the charge is refused.
+ */
+export async function withChargeChecks<T>(
+  db: DbOrTx,
+  args: ChargeArgs,
+  execute: () => Promise<T>,
+): Promise<T> {
   for (let attempt = 0; ; attempt += 1) {
     try {
-      // Lock order everywhere: the account row, then the key row (refunds do the same), so
-      // concurrent charges and refunds cannot deadlock. The key update reads `acct`, so it runs
-      // after the account update; the inserts run only when the account was charged. When a
-      // check fails, the last select aborts the whole statement naming the first failed check,
-      // read from the latest version of the row that refused (`for share`; the account row
-      // this statement charged cannot be locked again by it, so it is not read then).
-      const { rows } = await db.execute<Record<string, unknown>>(sql`
-        with acct as (
-          update accounts
-          set balance_micro_usd = balance_micro_usd - ${amount}::bigint,
-              ${args.videoSlot ? sql`${takeVideoSlot},` : sql``}
-              updated_at = now()
-          where id = ${args.accountId} and balance_micro_usd >= ${amount}::bigint
-            and ${videoSlotFree(max)}
-          returning id
-        ), k as (
-          update api_keys
-          set used_micro_usd = used_micro_usd + ${amount}::bigint, last_used_at = now()
-          where id = ${keyId}::text and account_id = ${args.accountId}
-            and exists (select 1 from acct)
-            and (allowed_models is null or ${model}::text is null or ${model}::text = any(allowed_models))
-            and (quota_micro_usd is null or used_micro_usd + ${amount}::bigint <= quota_micro_usd)
-          returning id
-        ), l as (
-          insert into ledger_entries (account_id, kind, amount_micro_usd, ref)
-          select ${args.accountId}::text, 'charge', ${-amount}::bigint, ${args.ref}::text from acct
-          where ${amount}::bigint > 0
-        ), u as (
-          insert into usage_records (account_id, api_key_id, ref, model, units, cost_micro_usd, request_id, settled_at)
-          select ${args.accountId}::text, ${keyId}::text, ${args.ref}::text, ${model}::text,
-                 ${args.units ?? 1}::int, ${amount}::bigint, ${args.requestId ?? null}::text,
-                 ${args.settlesLater ? sql`null` : sql`now()`}
-          from acct
-          where ${amount}::bigint > 0
-        )${also ? sql`, ${sql.raw(also.name)} as (${also.sql})` : sql``}
-        select ${also ? sql`${sql.raw(also.name)}.*` : sql`1 as charged`}
-        from (
-          select case
-            when exists (select 1 from acct) and (${keyId}::text is null or exists (select 1 from k)) then true
-            when exists (select 1 from acct) then mediagate_abort_charge(coalesce((
-              select case
-                ${modelRefusal}
-                ${quotaRefusal}
-                else 'retry'
-              end
-              from api_keys kk
-              where kk.id = ${keyId}::text and kk.account_id = ${args.accountId}
-              for share
-            ), 'key_missing')) = 0
-            else mediagate_abort_charge(coalesce((
-              select case
-                when ${keyId}::text is not null and kk.id is null then 'key_missing'
-                ${modelRefusal}
-                when a.balance_micro_usd < ${amount}::bigint then 'balance'
-                ${quotaRefusal}
-                when not (${videoSlotFree(max, 'a')}) then 'slots'
-                else 'retry'
-              end
-              from accounts a
-              left join api_keys kk on kk.id = ${keyId}::text and kk.account_id = a.id
-              where a.id = ${args.accountId}
-              for share of a
-            ), 'balance')) = 0
-          end as ok
-        ) as checked
-        ${also ? sql`cross join ${sql.raw(also.name)}` : sql``}
-        where checked.ok`);
-      return rows;
+      return await execute();
     } catch (err) {
       const reason = chargeAbortReason(err);
       if (reason === null) throw err;
@@ -143,15 +154,22 @@ export async function chargeForCall(
           "This API key's quota does not cover this request. Raise the key's quota or use another key.",
         );
       }
-      if (reason === 'slots') throw new ConcurrencyLimitError(max ?? 0);
+      if (reason === 'slots') throw new ConcurrencyLimitError(args.videoSlot?.max ?? 0);
       if (reason === 'key_missing') {
         throw new Error(`chargeForCall: key ${args.keyId} does not belong to account ${args.accountId}`);
       }
-      // 'retry': the rows changed between the charge and the check. On its own the statement is
-      // simply run again; inside a transaction (now aborted) the charge is refused.
       if (isTransaction(db) || attempt >= 2) throw new InsufficientQuotaError();
     }
   }
+}
+
+/**
+ * Charges a call (see chargeStatement), throwing as withChargeChecks does. It works inside the
+ * caller's transaction (which a refusal aborts) or on its own, committed by itself, so that the
+ * account row it locks is released as soon as it commits.
+ */
+export async function chargeForCall(db: DbOrTx, args: ChargeArgs): Promise<void> {
+  await withChargeChecks(db, args, () => db.execute(chargeStatement(args)));
 }
 
 /** The failed check named by mediagate_abort_charge (SQLSTATE MG001), or null for any other error. */
@@ -166,52 +184,56 @@ function chargeAbortReason(err: unknown): string | null {
   return null;
 }
 
+export interface RefundArgs {
+  accountId: string;
+  amountMicroUsd: number;
+  /** the call's billing reference, as charged */
+  ref: string;
+  reason?: string;
+}
+
 /**
- * Gives back `amountMicroUsd` of the call `ref`, inside the caller's transaction: for an image
- * batch the price of the images not delivered, for a failed task its whole price. Lowers the
- * used amount of the key that paid and marks the usage record `partial` or `failed`.
- * Idempotent: the first refund for a ref applies, every later one does nothing. Returns whether
- * it applied.
+ * The refund of `amountMicroUsd` of the call `ref`: for an image batch the price of the images
+ * not delivered, for a failed task its whole price, for a succeeded one what the vendor's usage
+ * shows was overcharged. One statement: the ledger row, the balance, the usage record marked
+ * `partial` or `failed`, and the used amount of the key that paid lowered, in the lock order of
+ * a charge (account, then key). Idempotent: the first refund for a ref applies, every later one
+ * (and one of 0) writes nothing. It returns one row, `refunded` (whether it applied).
+ *
+ * `also` adds the caller's writes to the same statement (`ctes`, each `name as (...)`, written
+ * whether or not the refund applies) and `columns` to its row.
  */
-export async function refundCall(
-  tx: DbOrTx,
-  args: { accountId: string; amountMicroUsd: number; ref: string; reason?: string },
-): Promise<boolean> {
+export function refundStatement(args: RefundArgs, also?: { ctes: SQL; columns: SQL }): SQL {
+  const amount = sql`${args.amountMicroUsd}::bigint`;
+  return sql`
+    with refund_entry as (
+      insert into ledger_entries (account_id, kind, amount_micro_usd, ref, reason)
+      select ${args.accountId}::text, 'refund', ${amount}, ${args.ref}::text, ${args.reason ?? null}::text
+      where ${amount} > 0
+      on conflict do nothing
+      returning id
+    ), refund_balance as (
+      update accounts set balance_micro_usd = balance_micro_usd + ${amount}, updated_at = now()
+      where id = ${args.accountId} and exists (select 1 from refund_entry)
+      returning id
+    ), refund_usage as (
+      update usage_records
+      set refunded_micro_usd = refunded_micro_usd + ${amount},
+          outcome = case when refunded_micro_usd + ${amount} >= cost_micro_usd then 'failed' else 'partial' end
+      where ref = ${args.ref} and account_id = ${args.accountId} and exists (select 1 from refund_balance)
+      returning api_key_id
+    ), refund_key as (
+      update api_keys set used_micro_usd = greatest(used_micro_usd - ${amount}, 0)
+      where id in (select api_key_id from refund_usage)
+    )${also ? sql`, ${also.ctes}` : sql``}
+    select exists (select 1 from refund_entry) as refunded${also ? sql`, ${also.columns}` : sql``}`;
+}
+
+/** Runs refundStatement inside the caller's transaction. Returns whether the refund applied. */
+export async function refundCall(tx: DbOrTx, args: RefundArgs): Promise<boolean> {
   if (args.amountMicroUsd <= 0) return false;
-  const inserted = await tx
-    .insert(ledgerEntries)
-    .values({
-      accountId: args.accountId,
-      kind: 'refund',
-      amountMicroUsd: args.amountMicroUsd,
-      ref: args.ref,
-      reason: args.reason,
-    })
-    .onConflictDoNothing()
-    .returning({ id: ledgerEntries.id });
-  if (inserted.length === 0) return false;
-  await tx
-    .update(accounts)
-    .set({
-      balanceMicroUsd: sql`${accounts.balanceMicroUsd} + ${args.amountMicroUsd}`,
-      updatedAt: new Date(),
-    })
-    .where(eq(accounts.id, args.accountId));
-  const [usage] = await tx
-    .update(usageRecords)
-    .set({
-      refundedMicroUsd: sql`${usageRecords.refundedMicroUsd} + ${args.amountMicroUsd}`,
-      outcome: sql`case when ${usageRecords.refundedMicroUsd} + ${args.amountMicroUsd} >= ${usageRecords.costMicroUsd} then 'failed' else 'partial' end`,
-    })
-    .where(and(eq(usageRecords.ref, args.ref), eq(usageRecords.accountId, args.accountId)))
-    .returning({ keyId: usageRecords.apiKeyId });
-  if (usage?.keyId) {
-    await tx
-      .update(apiKeys)
-      .set({ usedMicroUsd: sql`greatest(${apiKeys.usedMicroUsd} - ${args.amountMicroUsd}, 0)` })
-      .where(eq(apiKeys.id, usage.keyId));
-  }
-  return true;
+  const { rows } = await tx.execute<{ refunded: boolean }>(refundStatement(args));
+  return rows[0]?.refunded === true;
 }
 
 /**

@@ -27,4 +27,82 @@ describe('createDatabase', () => {
       await t.drop();
     }
   });
+
+  describe('prepared statements', () => {
+    let t: { url: string; drop: () => Promise<void> };
+    beforeAll(async () => {
+      t = await createTestDatabase();
+    });
+    afterAll(() => t.drop());
+
+    /** The statements prepared on the pool's one connection, by their text. */
+    const preparedOn = async (database: ReturnType<typeof createDatabase>) =>
+      (await database.pool.query('select statement from pg_prepared_statements')).rows.map(
+        (r: { statement: string }) => r.statement,
+      );
+
+    it('prepares a parameterized statement once per connection, outside transactions only', async () => {
+      const database = createDatabase(t.url, { max: 1 });
+      try {
+        await database.pool.query('create table if not exists prep_a (id int primary key, v text)');
+        for (let i = 0; i < 3; i++) {
+          await database.pool.query('insert into prep_a (id, v) values ($1, $2) on conflict do nothing', [
+            i,
+            'x',
+          ]);
+        }
+        const client = await database.pool.connect();
+        try {
+          await client.query('begin');
+          await client.query('select v from prep_a where id = $1 /* in a transaction */', [1]);
+          await client.query('commit');
+        } finally {
+          client.release();
+        }
+        const prepared = await preparedOn(database);
+        expect(prepared.filter((s) => s.startsWith('insert into prep_a'))).toHaveLength(1);
+        expect(prepared.filter((s) => s.includes('in a transaction'))).toEqual([]);
+      } finally {
+        await database.close();
+      }
+    });
+
+    it('answers a prepared statement whose result columns a migration changed, unnamed from then on', async () => {
+      const database = createDatabase(t.url, { max: 1 });
+      const admin = new Client({ connectionString: t.url });
+      await admin.connect();
+      try {
+        await database.pool.query('create table prep_b (id int primary key)');
+        await database.pool.query('insert into prep_b values (1)');
+        const read = () => database.pool.query('select * from prep_b where id = $1', [1]);
+        expect((await read()).rows).toEqual([{ id: 1 }]);
+        await admin.query("alter table prep_b add column added text default 'new'");
+        // Postgres refuses the stale statement (0A000): it runs again unnamed and sees the column
+        expect((await read()).rows).toEqual([{ id: 1, added: 'new' }]);
+        expect((await read()).rows).toEqual([{ id: 1, added: 'new' }]);
+        // through a checked-out client with a callback-less promise as well
+        const client = await database.pool.connect();
+        try {
+          expect((await client.query('select * from prep_b where id = $1', [1])).rows).toEqual([
+            { id: 1, added: 'new' },
+          ]);
+        } finally {
+          client.release();
+        }
+      } finally {
+        await admin.end();
+        await database.close();
+      }
+    });
+
+    it('names nothing with preparedStatements off (a pooler in transaction mode)', async () => {
+      const database = createDatabase(t.url, { max: 1, preparedStatements: false });
+      try {
+        await database.pool.query('select $1::int as one', [1]);
+        expect(await preparedOn(database)).toEqual([]);
+      } finally {
+        await database.close();
+      }
+    });
+  });
 });

@@ -1,5 +1,5 @@
 import { IMAGE_MODELS } from '../catalog/image-models';
-import { ApiError } from '../errors';
+import { InvalidInputError } from '../errors';
 import { checkImageRef, probeImageSize, sniffImageType, uploadToDataUrl } from './image-input';
 
 const png = (w: number, h: number) => {
@@ -50,7 +50,7 @@ const code = (fn: () => unknown) => {
   try {
     fn();
   } catch (err) {
-    return err instanceof ApiError ? `${err.code}:${err.param}:${err.message}` : String(err);
+    return err instanceof InvalidInputError ? `invalid_input:${err.param}:${err.message}` : String(err);
   }
   return 'ok';
 };
@@ -84,8 +84,8 @@ describe('image inputs', () => {
     [dataUrl(png(4000, 3000)), /each side must be at most 3072 px/],
     [dataUrl(png(500, 500), 'image/jpeg'), /says image\/jpeg but holds image\/png/],
     ['data:image/png;base64,@@@', /not valid base64/],
-  ])('refuses %s with a 400 naming the field', (ref, message) => {
-    expect(code(() => checkImageRef(ref, edit, 'image[1]'))).toMatch(/^invalid_request:image\[1\]:/);
+  ])('refuses %s with an invalid-input error naming the field', (ref, message) => {
+    expect(code(() => checkImageRef(ref, edit, 'image[1]'))).toMatch(/^invalid_input:image\[1\]:/);
     expect(code(() => checkImageRef(ref, edit, 'image[1]'))).toMatch(message);
   });
 

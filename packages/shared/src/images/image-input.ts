@@ -1,5 +1,5 @@
 import type { Dimensions, ImageInputRule } from '../catalog/image-models';
-import { ApiError } from '../errors';
+import { InvalidInputError } from '../errors';
 import { isHttpUrl } from '../http/urls';
 
 /** Image formats both vendors accept as input (the intersection of upstreams.md B and C). */
@@ -82,21 +82,16 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 /** Checks one image's bytes (given by its header and total size) against the model's input rule. */
 function checkImage(head: Buffer, bytes: number, rule: ImageInputRule, param: string, declared?: string) {
   const type = sniffImageType(head);
-  if (!type) throw new ApiError('invalid_request', `${param} is not ${ACCEPTED}.`, param);
+  if (!type) throw new InvalidInputError(`${param} is not ${ACCEPTED}.`, param);
   if (
     declared &&
     declared.toLowerCase() !== INPUT_IMAGE_TYPES[type] &&
     !(type === 'jpeg' && /jpg$/i.test(declared))
   ) {
-    throw new ApiError(
-      'invalid_request',
-      `${param} says ${declared} but holds ${INPUT_IMAGE_TYPES[type]}.`,
-      param,
-    );
+    throw new InvalidInputError(`${param} says ${declared} but holds ${INPUT_IMAGE_TYPES[type]}.`, param);
   }
   if (bytes > rule.maxBytes) {
-    throw new ApiError(
-      'invalid_request',
+    throw new InvalidInputError(
       `${param} is ${bytes} bytes; the limit is ${rule.maxBytes} bytes (${rule.maxBytes / 1024 / 1024} MB).`,
       param,
     );
@@ -106,8 +101,7 @@ function checkImage(head: Buffer, bytes: number, rule: ImageInputRule, param: st
   const { width, height } = size;
   const short = Math.min(width, height);
   const long = Math.max(width, height);
-  const bad = (why: string) =>
-    new ApiError('invalid_request', `${param} is ${width}x${height}: ${why}.`, param);
+  const bad = (why: string) => new InvalidInputError(`${param} is ${width}x${height}: ${why}.`, param);
   if (short < rule.minSide) throw bad(`each side must be at least ${rule.minSide} px`);
   if (rule.maxSide !== undefined && long > rule.maxSide)
     throw bad(`each side must be at most ${rule.maxSide} px`);
@@ -126,15 +120,14 @@ function checkImage(head: Buffer, bytes: number, rule: ImageInputRule, param: st
  */
 export function checkImageRef(ref: unknown, rule: ImageInputRule, param: string): string {
   const expected = `${param} must be an http(s) URL or a base64 data URL of ${ACCEPTED}`;
-  if (typeof ref !== 'string' || ref.length === 0)
-    throw new ApiError('invalid_request', `${expected}.`, param);
+  if (typeof ref !== 'string' || ref.length === 0) throw new InvalidInputError(`${expected}.`, param);
   const match = DATA_URL.exec(ref);
   if (!match) {
     if (ref.length <= 4096 && isHttpUrl(ref)) return ref;
-    throw new ApiError('invalid_request', `${expected}.`, param);
+    throw new InvalidInputError(`${expected}.`, param);
   }
   const b64 = ref.slice(match[0].length);
-  if (!BASE64.test(b64)) throw new ApiError('invalid_request', `${param} is not valid base64.`, param);
+  if (!BASE64.test(b64)) throw new InvalidInputError(`${param} is not valid base64.`, param);
   const padding = b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0;
   const bytes = Math.floor((b64.length * 3) / 4) - padding;
   const head = Buffer.from(b64.slice(0, Math.ceil(HEAD_BYTES / 3) * 4), 'base64');

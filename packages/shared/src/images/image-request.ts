@@ -1,6 +1,7 @@
 import { type ImageModel, maxImagesPerRequest, type ParamSpec, type SizeRule } from '../catalog/image-models';
-import { ApiError, hasNulCharacter, NUL_CHARACTER_MESSAGE } from '../errors';
+import { hasNulCharacter, InvalidInputError, NUL_CHARACTER_MESSAGE } from '../errors';
 import { checkImageRef } from './image-input';
+import { acceptedFields } from './image-request-fields';
 
 /** A checked image request: everything the upstream call needs, in the gateway's terms. */
 export interface ImageJob {
@@ -19,20 +20,7 @@ export interface ImageJob {
   params: Record<string, unknown>;
 }
 
-/** OpenAI fields every image model takes (`user` is accepted and ignored, `stream` only as false). */
-const COMMON_FIELDS = ['model', 'prompt', 'n', 'size', 'response_format', 'image', 'user', 'stream'];
-const SEQUENTIAL_FIELDS = ['sequential_image_generation', 'sequential_image_generation_options'];
-
-const bad = (message: string, param: string) => new ApiError('invalid_request', message, param);
-
-/** The fields a request for `model` may carry. */
-export function acceptedFields(model: ImageModel): string[] {
-  return [
-    ...COMMON_FIELDS,
-    ...(model.batch.mode === 'sequential' ? SEQUENTIAL_FIELDS : []),
-    ...Object.keys(model.params),
-  ];
-}
+const bad = (message: string, param: string) => new InvalidInputError(message, param);
 
 function checkParam(name: string, spec: ParamSpec, value: unknown): unknown {
   switch (spec.type) {
@@ -185,7 +173,7 @@ function checkCount(model: ImageModel, body: Record<string, unknown>, inputs: nu
 
 /**
  * Checks an images request against its model's rules (spec/upstreams.md B and C as the catalog
- * states them) and returns the job to run. Throws a 400 ApiError whose message and `param` name the
+ * states them) and returns the job to run. Throws an InvalidInputError whose message and `param` name the
  * first wrong field, including any field the model does not accept.
  */
 export function parseImageRequest(model: ImageModel, body: Record<string, unknown>): ImageJob {

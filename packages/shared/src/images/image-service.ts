@@ -3,16 +3,17 @@ import type { Agent } from 'undici';
 import { chargeForCall } from '../billing/ledger';
 import { type Settlement, settleImageCall } from '../billing/settlement';
 import type { Db } from '../db/client';
-import { ApiError, UpstreamError } from '../errors';
+import { BillingUnavailableError, CallRefundedError, InvalidInputError, UpstreamError } from '../errors';
 import { requestBytes } from '../http/json-client';
 import { newImageCallId } from '../ids';
 import type { Metrics } from '../metrics';
+import { withTimeout } from '../timeout';
 import { type ArkImageRequest, ArkImagesClient } from '../upstream/ark-images';
 import type { ChannelPool } from '../upstream/channel-pool';
 import { DashScopeImageEditClient } from '../upstream/dashscope-image-edit';
 import { DEFAULT_IMAGE_CALL_TIMEOUT_MS } from './image-call-config';
 import type { ImageJob } from './image-request';
-import { apiErrorFromUpstream, publicItemFailure } from './upstream-errors';
+import { errorFromUpstream, publicItemFailure } from './upstream-errors';
 
 /** One image in the OpenAI response shape. */
 export type ImageDatum = { url: string } | { b64_json: string };
@@ -77,7 +78,8 @@ export class ImageService {
   /**
    * Runs a checked job for the account. Throws InsufficientQuotaError or PermissionDeniedError
    * (nothing charged, nothing called) when the balance or the key's quota does not cover n images or
-   * the key may not use the model, and ApiError (everything refunded) when no image came back.
+   * the key may not use the model, and InvalidInputError, UpstreamRateLimitedError or UpstreamUnavailableError (everything refunded)
+   * when no image came back.
    * Images are answered only once the call's settlement has committed: when it cannot be written
    * the answer is a 503 and the sweep refunds the whole call, so what is kept is always paid for
    * exactly once and what is not delivered is always given back.
@@ -103,7 +105,7 @@ export class ImageService {
       outcome = await this.runWithinDeadline(job, caller);
     } catch (err) {
       await this.settle(caller.accountId, callId, 'all', 'upstream call failed', log);
-      if (err instanceof UpstreamError) throw apiErrorFromUpstream(err, log, caller.requestId);
+      if (err instanceof UpstreamError) throw errorFromUpstream(err, log, caller.requestId);
       throw err;
     }
     const delivered = outcome.images.slice(0, job.n);
@@ -118,22 +120,15 @@ export class ImageService {
     log.info({ requested: job.n, delivered: delivered.length }, 'images generated');
     if (delivered.length === 0) {
       const first = outcome.failures[0];
-      throw new ApiError(
-        'invalid_request',
-        first?.message ?? 'The upstream model made no image for this request.',
-      );
+      throw new InvalidInputError(first?.message ?? 'The upstream model made no image for this request.');
     }
     if (settlement === 'failed') {
-      throw new ApiError(
-        'service_unavailable',
+      throw new BillingUnavailableError(
         `The images could not be billed, so they are not delivered and the call will be refunded in full; retry shortly (request id ${caller.requestId}).`,
-        undefined,
-        { 'retry-after': '5' },
       );
     }
     if (!settlement.settled) {
-      throw new ApiError(
-        'server_error',
+      throw new CallRefundedError(
         `The call ran past its settlement bound and was refunded in full; retry (request id ${caller.requestId}).`,
       );
     }
@@ -191,25 +186,14 @@ export class ImageService {
    * every call settles well before the reconciler's sweep may take it for abandoned.
    */
   private async runWithinDeadline(job: ImageJob, caller: Caller): Promise<Outcome> {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new UpstreamError(`the image call did not finish within ${this.callTimeoutMs} ms`, {
-              vendor: job.model.upstreamApi === 'ark-images' ? 'ark' : 'dashscope',
-              code: 'timeout',
-              retryable: true,
-            }),
-          ),
-        this.callTimeoutMs,
-      );
+    return withTimeout(this.run(job, caller), this.callTimeoutMs, {
+      error: () =>
+        new UpstreamError(`the image call did not finish within ${this.callTimeoutMs} ms`, {
+          vendor: job.model.upstreamApi === 'ark-images' ? 'ark' : 'dashscope',
+          code: 'timeout',
+          retryable: true,
+        }),
     });
-    try {
-      return await Promise.race([this.run(job, caller), deadline]);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   private run(job: ImageJob, caller: Caller): Promise<Outcome> {

@@ -2,12 +2,13 @@ import { Readable } from 'node:stream';
 import { type Dispatcher, request } from 'undici';
 import type { Database } from '../db/client';
 import type { Logger } from '../log';
+import { builtOnce } from '../lru';
 import type { Metrics } from '../metrics';
 import { assertMp4 } from './sniff';
 import type { MediaSourceHosts } from './source-hosts';
 import { type MediaStorage, MediaTooLargeError, MediaTypeError, thumbnailKey, videoKey } from './storage';
 import { beginCopyAttempt, markCopyFailed, markMediaStored } from './task-media';
-import { firstFrameJpeg } from './thumbnail';
+import { createThumbnailer } from './thumbnail';
 
 export interface MediaCopyDeps {
   database: Database;
@@ -29,6 +30,11 @@ export interface MediaCopyDeps {
     ffmpegPath: string;
   };
 }
+
+/** one thumbnailer per ffmpeg binary in a process: concurrent copies share ffmpeg runs */
+const thumbnailers = new Map<string, ReturnType<typeof createThumbnailer>>();
+const thumbnailerFor = (ffmpegPath: string) =>
+  builtOnce(thumbnailers, ffmpegPath, () => createThumbnailer(ffmpegPath));
 
 /** A copy failure that no retry can fix (too large, not a video, a host not allowed). */
 class PermanentCopyError extends Error {}
@@ -94,7 +100,7 @@ export async function copyTaskMedia(deps: MediaCopyDeps, taskId: string): Promis
       });
       let thumb: { key: string; bytes: number } | null = null;
       try {
-        const jpeg = await firstFrameJpeg(deps.config.ffmpegPath, await deps.storage.readableLocation(key));
+        const jpeg = await thumbnailerFor(deps.config.ffmpegPath)(await deps.storage.readableLocation(key));
         await deps.storage.put(thumbnailKey(taskId), Readable.from([jpeg]), {
           contentType: 'image/jpeg',
           maxBytes: jpeg.length,

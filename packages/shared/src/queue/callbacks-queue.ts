@@ -1,4 +1,5 @@
 import { Queue, type Telemetry } from 'bullmq';
+import { withTimeout } from '../timeout';
 import { JOB_CATALOG, QUEUE_NAMES } from './catalog';
 import type { RedisClient } from './connection';
 
@@ -11,14 +12,6 @@ export function createCallbacksQueue(
   const queue = new Queue(QUEUE_NAMES.callbacks, { connection, prefix, telemetry: opts.telemetry });
   queue.on('error', () => {});
   return queue;
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('enqueue timed out')), ms);
-  });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -52,5 +45,5 @@ export async function enqueueDelivery(
       delay: delay > 0 ? delay : undefined,
     });
   };
-  await withTimeout(run(), opts.timeoutMs ?? 2_000);
+  await withTimeout(run(), opts.timeoutMs ?? 2_000, { what: 'enqueue' });
 }

@@ -1,4 +1,5 @@
 import { Queue } from 'bullmq';
+import { withTimeout } from '../timeout';
 import { JOB_CATALOG, QUEUE_NAMES } from './catalog';
 import type { RedisClient } from './connection';
 
@@ -20,16 +21,9 @@ export async function enqueueMediaCopy(
   opts: { timeoutMs?: number } = {},
 ): Promise<void> {
   const spec = JOB_CATALOG['media.copy'];
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('enqueue timed out')), opts.timeoutMs ?? 2_000);
-  });
-  try {
-    await Promise.race([
-      queue.add('media.copy', spec.schema.parse({ taskId }), { ...spec.options, jobId: `media.${taskId}` }),
-      timeout,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+  await withTimeout(
+    queue.add('media.copy', spec.schema.parse({ taskId }), { ...spec.options, jobId: `media.${taskId}` }),
+    opts.timeoutMs ?? 2_000,
+    { what: 'enqueue' },
+  );
 }

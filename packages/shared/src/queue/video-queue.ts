@@ -1,4 +1,5 @@
 import { Queue, type Telemetry } from 'bullmq';
+import { withTimeout } from '../timeout';
 import { JOB_CATALOG, type JobPayload, QUEUE_NAMES } from './catalog';
 import type { RedisClient } from './connection';
 
@@ -34,13 +35,5 @@ export async function enqueueVideoTask(
     jobId: payload.taskId,
     delay: opts.delayMs,
   });
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('enqueue timed out')), opts.timeoutMs ?? 2_000);
-  });
-  try {
-    await Promise.race([add, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+  await withTimeout(add, opts.timeoutMs ?? 2_000, { what: 'enqueue' });
 }

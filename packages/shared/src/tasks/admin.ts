@@ -49,7 +49,7 @@ export async function retryFailedTask(
   opts: { deadlineMs: number; operatorId?: string },
 ): Promise<{ row: TaskRow; created: boolean } | null> {
   const original = await getTask(db, id);
-  if (!original || original.status !== 'failed') return null;
+  if (original?.status !== 'failed') return null;
   const retryId = newTaskId();
   return db.transaction(async (tx) => {
     const claimed = await tx

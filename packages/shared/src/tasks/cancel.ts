@@ -1,12 +1,11 @@
 import type { Db } from '../db/client';
-import type { TaskRow } from '../db/schema';
 import { UpstreamError } from '../errors';
-import { failTask, getTask, getTaskForAccount, isTerminal } from './tasks';
+import { failTask, getTask, getTaskForAccount, isTerminal, type TaskTransition } from './tasks';
 
 export const CANCELED = { code: 'canceled', message: 'The task was canceled by the client.' } as const;
 
 export type CancelOutcome =
-  | { kind: 'canceled'; row: TaskRow }
+  | { kind: 'canceled'; row: TaskTransition }
   | { kind: 'not_found' }
   | { kind: 'not_cancelable'; reason: string };
 

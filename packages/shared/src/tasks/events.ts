@@ -1,5 +1,5 @@
-import type { RedisClient } from '../queue/connection';
 import type { TaskRow } from '../db/schema';
+import type { RedisClient } from '../queue/connection';
 import type { DurationSummary, TaskDurations } from './durations';
 import { toTaskObject } from './task-object';
 

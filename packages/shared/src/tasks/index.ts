@@ -3,6 +3,7 @@ export * from './cancel';
 export * from './durations';
 export * from './events';
 export * from './idempotency';
+export * from './lifecycle';
 export * from './list';
 export * from './task-object';
 export * from './tasks';

@@ -1,12 +1,19 @@
-import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
-import { releaseVideoSlot, releaseVideoSlotStatement } from '../accounts/video-slots';
-import { chargeForCall, refundCall } from '../billing/ledger';
+import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, type SQL, sql } from 'drizzle-orm';
+import { releaseVideoSlotStatement } from '../accounts/video-slots';
+import {
+  type ChargeArgs,
+  chargeStatement,
+  refundCall,
+  refundStatement,
+  withChargeChecks,
+} from '../billing/ledger';
 import { type Db, type DbOrTx, isTransaction } from '../db/client';
 import { fromDriverRow } from '../db/driver-row';
 import { type TaskRow, type TaskStatus, tasks } from '../db/schema';
+import { builtOnce } from '../lru';
 import type { TaskMediaLinks } from '../media/links';
 import { taskMediaInsert } from '../media/task-media';
-import { type CallbackEventType, recordTaskEvent, taskEventInsert } from '../webhooks/outbox';
+import { taskEventInsert } from '../webhooks/outbox';
 import { claimIdempotencyKey, type IdempotencyClaim } from './idempotency';
 
 /** Allowed moves of the task state machine; terminal states have none. */
@@ -37,7 +44,7 @@ export interface NewVideoTask {
 
 /**
  * Charges the task's price (checking the account balance and the key's quota and model
- * allow-list, see chargeForCall) and stores it `pending`, all or nothing (one statement). Throws, storing
+ * allow-list, see chargeStatement) and stores it `pending`, all or nothing (one statement). Throws, storing
  * nothing: InsufficientQuotaError when the balance or the key quota does not cover the price,
  * PermissionDeniedError when the key may not use the model, ConcurrencyLimitError when the
  * account already has `maxActiveTasks` unfinished tasks. The limit is exact under concurrency and
@@ -47,25 +54,25 @@ export interface NewVideoTask {
 export async function createVideoTask(db: Db, task: NewVideoTask): Promise<TaskRow> {
   const { maxActiveTasks, idempotency, ...values } = task;
   const create = async (on: DbOrTx) => {
+    const charge: ChargeArgs = {
+      accountId: task.accountId,
+      amountMicroUsd: task.priceMicroUsd,
+      ref: task.id,
+      keyId: task.apiKeyId,
+      model: task.model,
+      units: 1,
+      requestId: task.requestId,
+      videoSlot: { max: maxActiveTasks },
+    };
+    // the task insert runs inside billing's charge statement, only when the charge applies
     const insert = on
       .insert(tasks)
       .values({ ...values, status: 'pending' })
       .returning();
-    const [row] = await chargeForCall(
-      on,
-      {
-        accountId: task.accountId,
-        amountMicroUsd: task.priceMicroUsd,
-        ref: task.id,
-        keyId: task.apiKeyId,
-        model: task.model,
-        units: 1,
-        requestId: task.requestId,
-        videoSlot: { max: maxActiveTasks },
-      },
-      { name: 'created', sql: insert.getSQL() },
+    const { rows } = await withChargeChecks(on, charge, () =>
+      on.execute<Record<string, unknown>>(chargeStatement(charge, { name: 'created', sql: insert.getSQL() })),
     );
-    return fromDriverRow(tasks, row!);
+    return fromDriverRow(tasks, rows[0]!);
   };
   // Without an Idempotency-Key the create is one statement committed on its own: the account
   // row it locks is released as soon as it commits, not after another round trip.
@@ -87,12 +94,7 @@ const buildGetTask = (db: DbOrTx) =>
 const getTaskStatements = new WeakMap<DbOrTx, ReturnType<typeof buildGetTask>>();
 
 export async function getTask(db: DbOrTx, id: string): Promise<TaskRow | null> {
-  let statement = getTaskStatements.get(db);
-  if (!statement) {
-    statement = buildGetTask(db);
-    getTaskStatements.set(db, statement);
-  }
-  const rows = await statement.execute({ id });
+  const rows = await builtOnce(getTaskStatements, db, () => buildGetTask(db)).execute({ id });
   return rows[0] ?? null;
 }
 
@@ -106,43 +108,13 @@ export async function getTaskForAccount(db: DbOrTx, id: string, accountId: strin
   return rows[0] ?? null;
 }
 
+/** What a move sets besides the status. */
 type TaskPatch = Partial<
   Pick<
     TaskRow,
-    | 'progress'
-    | 'videoUrl'
-    | 'errorCode'
-    | 'errorMessage'
-    | 'usage'
-    | 'startedAt'
-    | 'completedAt'
-    | 'upstreamTaskId'
-    | 'expiresAt'
-    | 'thumbnailUrl'
+    'progress' | 'videoUrl' | 'usage' | 'startedAt' | 'completedAt' | 'expiresAt' | 'thumbnailUrl'
   >
 >;
-
-/**
- * Compare-and-set move to `to`: applies only when the row is in one of the states allowed to
- * move there. Returns the updated row, or null when the row was elsewhere (nothing changes).
- */
-export async function transitionTask(
-  db: DbOrTx,
-  id: string,
-  to: TaskStatus,
-  patch: TaskPatch = {},
-  /** an extra condition the row must meet for the move to apply */
-  condition?: SQL,
-): Promise<TaskRow | null> {
-  const from = ALLOWED_FROM[to];
-  if (from.length === 0) return null;
-  const rows = await db
-    .update(tasks)
-    .set({ ...patch, status: to, updatedAt: new Date() })
-    .where(and(eq(tasks.id, id), inArray(tasks.status, [...from]), condition))
-    .returning();
-  return rows[0] ?? null;
-}
 
 /** A move made by startTask, succeedTask or failTask, with the callback outbox rows it wrote. */
 export type TaskTransition = TaskRow & {
@@ -162,7 +134,14 @@ export async function startTask(db: DbOrTx, task: TaskRow | string): Promise<Tas
   const current = await rowOf(db, task);
   if (!current) return null;
   const now = new Date();
-  return moveWithEvent(db, current, 'processing', { startedAt: now, progress: 0 }, 'video.processing', now);
+  const at = now.toISOString();
+  const moved: TaskRow = { ...current, status: 'processing', startedAt: now, progress: 0, updatedAt: now };
+  // Written out rather than built with the update builder: this runs twice per task, and
+  // building the builder's statement was the largest cost in the worker's profile.
+  const move = sql`update tasks set status = 'processing', progress = 0, started_at = ${at}::timestamptz,
+            updated_at = ${at}::timestamptz
+          where id = ${current.id} and status = 'pending' returning *`;
+  return runMove(db, move, { outbox: taskEventInsert(moved, 'video.processing', now, 't') });
 }
 
 /** What a success settles besides the move: the gateway's media links, and a refund of overcharge. */
@@ -198,27 +177,40 @@ export async function succeedTask(
     completedAt: now,
     ...(settle.media ? { thumbnailUrl: settle.media.thumbnailUrl, expiresAt: settle.media.expiresAt } : {}),
   };
-  const media = settle.media
-    ? taskMediaInsert('t', { sourceUrl: result.videoUrl, expiresAt: settle.media.expiresAt, now })
-    : undefined;
+  const at = now.toISOString();
+  const move = sql`update tasks set status = 'succeeded', progress = 100, video_url = ${patch.videoUrl ?? null}::text,
+            usage = ${patch.usage == null ? null : JSON.stringify(patch.usage)}::jsonb,
+            thumbnail_url = ${patch.thumbnailUrl ?? null}::text,
+            expires_at = ${patch.expiresAt?.toISOString() ?? null}::timestamptz,
+            completed_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
+          where id = ${current.id} and status = 'processing' returning *`;
+  const moved: TaskRow = { ...current, ...patch, status: 'succeeded', updatedAt: now };
+  const writes = {
+    terminal: true,
+    outbox: taskEventInsert(moved, 'video.succeeded', now, 't'),
+    media: settle.media
+      ? taskMediaInsert('t', { sourceUrl: result.videoUrl, expiresAt: settle.media.expiresAt, now })
+      : undefined,
+  };
   const refund = settle.refund;
-  if (!refund || refund.amountMicroUsd <= 0) {
-    return moveWithEvent(db, current, 'succeeded', patch, 'video.succeeded', now, media);
-  }
-  const run = async (tx: DbOrTx) => {
-    const moved = await moveWithEvent(tx, current, 'succeeded', patch, 'video.succeeded', now, media);
-    if (moved) {
+  if (!refund || refund.amountMicroUsd <= 0) return runMove(db, move, writes);
+  return inTransaction(db, async (tx) => {
+    const done = await runMove(tx, move, writes);
+    if (done) {
       await refundCall(tx, {
-        accountId: moved.accountId,
-        amountMicroUsd: Math.min(refund.amountMicroUsd, moved.priceMicroUsd),
-        ref: moved.id,
+        accountId: done.accountId,
+        amountMicroUsd: Math.min(refund.amountMicroUsd, done.priceMicroUsd),
+        ref: done.id,
         reason: refund.reason,
       });
     }
-    return moved;
-  };
-  return isTransaction(db) ? run(db) : (db as Db).transaction(run);
+    return done;
+  });
 }
+
+/** `run` in `db` when it is a transaction already, else in a new one. */
+const inTransaction = <T>(db: Db | DbOrTx, run: (tx: DbOrTx) => Promise<T>): Promise<T> =>
+  isTransaction(db) ? run(db) : (db as Db).transaction(run);
 
 /**
  * Ends a succeeded task's media links at `at` (its media was deleted): the task object shows no
@@ -232,43 +224,25 @@ export async function endTaskMediaLinks(db: DbOrTx, id: string, at: Date): Promi
 }
 
 /**
- * The compare-and-set move of `current` to `to` with its callback outbox row and, for a terminal
- * move, the account's video slot given back: one statement, so it commits as one (the outbox
+ * Runs the compare-and-set `move` (an `update tasks ... returning *`, read as the CTE `t`) with
+ * what it writes besides: for a terminal move, the account's video slot given back; its callback
+ * outbox row; the media row of a success. One statement, so it commits as one (the outbox
  * invariant) in a single round trip, and the account row it locks is held only while the
- * statement commits. The event body is built from `current` with the patch applied, which is
- * exactly the updated row: what the patch does not set (id, model, metadata, created_at) never
- * changes.
+ * statement commits. The outbox row's body is built from the task as the move leaves it: the
+ * row before the move with what the move sets, which is exactly the updated row, since what the
+ * move does not set (id, model, metadata, created_at) never changes.
  */
-async function moveWithEvent(
+async function runMove(
   db: DbOrTx,
-  current: TaskRow,
-  to: 'processing' | 'succeeded',
-  patch: TaskPatch,
-  event: CallbackEventType,
-  now: Date,
-  /** another insert reading the moved row from `t` (the media row of a success) */
-  also?: SQL,
+  move: SQL,
+  writes: { terminal?: boolean; outbox?: SQL | null; media?: SQL },
 ): Promise<TaskTransition | null> {
-  const at = now.toISOString();
-  // Written out rather than built with the update builder: this runs twice per task, and
-  // building the builder's statement was the largest cost in the worker's profile.
-  const move =
-    to === 'processing'
-      ? sql`update tasks set status = 'processing', progress = 0, started_at = ${at}::timestamptz,
-            updated_at = ${at}::timestamptz
-          where id = ${current.id} and status = 'pending' returning *`
-      : sql`update tasks set status = 'succeeded', progress = 100, video_url = ${patch.videoUrl ?? null}::text,
-            usage = ${patch.usage == null ? null : JSON.stringify(patch.usage)}::jsonb,
-            thumbnail_url = ${patch.thumbnailUrl ?? null}::text,
-            expires_at = ${patch.expiresAt?.toISOString() ?? null}::timestamptz,
-            completed_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
-          where id = ${current.id} and status = 'processing' returning *`;
-  const outbox = taskEventInsert({ ...current, ...patch, status: to, updatedAt: now }, event, now, 't');
+  const { terminal, outbox, media } = writes;
   const { rows } = await db.execute<Record<string, unknown>>(sql`
     with t as (${move})
-    ${isTerminal(to) ? sql`, s as (${releaseVideoSlotStatement(sql`(select account_id from t)`)})` : sql``}
+    ${terminal ? sql`, s as (${releaseVideoSlotStatement(sql`(select account_id from t)`)})` : sql``}
     ${outbox ? sql`, d as (${outbox})` : sql``}
-    ${also ? sql`, m as (${also})` : sql``}
+    ${media ? sql`, m as (${media})` : sql``}
     select t.*, ${outbox ? sql`array(select id from d)` : sql`'{}'::text[]`} as delivery_ids from t`);
   const raw = rows[0];
   if (!raw) return null;
@@ -277,8 +251,10 @@ async function moveWithEvent(
 
 /**
  * pending|processing → failed, with the full refund of its charge and its `video.failed` callback
- * outbox row, in one transaction. Null (and no refund) when the task was already terminal, or,
- * with `unlessSubmitting`, when a submit to the upstream is under way.
+ * outbox row, in one transaction of two statements: the move (with the video slot given back),
+ * then the refund with the outbox row, whose body is the failed row as the move returned it. Null
+ * (and no refund) when the task was already terminal, or, with `unlessSubmitting`, when a submit
+ * to the upstream is under way.
  */
 export async function failTask(
   db: Db,
@@ -286,28 +262,42 @@ export async function failTask(
   error: { code: string; message: string },
   opts: { unlessSubmitting?: boolean } = {},
 ): Promise<TaskTransition | null> {
+  const now = new Date();
+  const at = now.toISOString();
+  // a submit under way (marked, no upstream id yet) must not be cut off: its outcome decides
+  const move = sql`update tasks set status = 'failed', error_code = ${error.code}::text,
+            error_message = ${error.message}::text, completed_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
+          where id = ${id} and status in ('pending', 'processing')
+          ${opts.unlessSubmitting ? sql`and (submit_started_at is null or upstream_task_id is not null)` : sql``}
+          returning *`;
   return db.transaction(async (tx) => {
-    const row = await transitionTask(
-      tx,
-      id,
-      'failed',
-      { errorCode: error.code, errorMessage: error.message, completedAt: new Date() },
-      // a submit under way (marked, no upstream id yet) must not be cut off: its outcome decides
-      opts.unlessSubmitting ? or(isNull(tasks.submitStartedAt), isNotNull(tasks.upstreamTaskId)) : undefined,
-    );
+    const row = await runMove(tx, move, { terminal: true });
     if (!row) return null;
-    await releaseVideoSlot(tx, row.accountId);
-    await refundCall(tx, {
+    const outbox = taskEventInsert(row, 'video.failed', now, 't');
+    const refund = {
       accountId: row.accountId,
       amountMicroUsd: row.priceMicroUsd,
       ref: row.id,
       reason: `task failed: ${error.code}`,
-    });
-    return { ...row, deliveryIds: await recordTaskEvent(tx, row, 'video.failed') };
+    };
+    if (!outbox) {
+      await refundCall(tx, refund);
+      return row;
+    }
+    const { rows } = await tx.execute<{ delivery_ids: string[] }>(
+      refundStatement(refund, {
+        ctes: sql`t as (select ${row.id}::text as id, ${row.accountId}::text as account_id), d as (${outbox})`,
+        columns: sql`array(select id from d) as delivery_ids`,
+      }),
+    );
+    return { ...row, deliveryIds: rows[0]!.delivery_ids };
   });
 }
 
-/** Marks that a submit is about to be sent. Only a processing task with no upstream id is marked. */
+/**
+ * Marks that a submit is about to be sent. Only a processing task with no upstream id and no mark
+ * is marked; false: another run holds the mark (or the task moved on).
+ */
 export async function markSubmitStarted(db: DbOrTx, id: string, channel: string): Promise<boolean> {
   const rows = await preparedFor(db).mark.execute({ id, channel, at: new Date().toISOString() });
   return rows.length > 0;
@@ -339,8 +329,15 @@ const buildSubmitStatements = (db: DbOrTx) => ({
       upstreamChannel: sql`${sql.placeholder('channel')}::text`,
       updatedAt: sql`${sql.placeholder('at')}::timestamptz`,
     })
+    // exclusive: of two runs of one task at once (a stalled job run again, a duplicate enqueue),
+    // only the first marks it, so only one ever sends a submit
     .where(
-      and(eq(tasks.id, sql.placeholder('id')), eq(tasks.status, 'processing'), isNull(tasks.upstreamTaskId)),
+      and(
+        eq(tasks.id, sql.placeholder('id')),
+        eq(tasks.status, 'processing'),
+        isNull(tasks.upstreamTaskId),
+        isNull(tasks.submitStartedAt),
+      ),
     )
     .returning({ id: tasks.id })
     .prepare('mediagate_mark_submit'),
@@ -357,14 +354,7 @@ const buildSubmitStatements = (db: DbOrTx) => ({
     .prepare('mediagate_record_upstream_task'),
 });
 const submitStatements = new WeakMap<DbOrTx, ReturnType<typeof buildSubmitStatements>>();
-function preparedFor(db: DbOrTx): ReturnType<typeof buildSubmitStatements> {
-  let statements = submitStatements.get(db);
-  if (!statements) {
-    statements = buildSubmitStatements(db);
-    submitStatements.set(db, statements);
-  }
-  return statements;
-}
+const preparedFor = (db: DbOrTx) => builtOnce(submitStatements, db, () => buildSubmitStatements(db));
 
 /** Updates the progress of a processing task (never moves it backwards). */
 export async function updateProgress(db: DbOrTx, id: string, progress: number): Promise<void> {

@@ -31,3 +31,17 @@ export function traceFields(): { trace_id?: string; span_id?: string } {
   if (!trace.isSpanContextValid(ctx)) return {};
   return { trace_id: ctx.traceId, span_id: ctx.spanId };
 }
+
+/**
+ * Captures the active span (a request's server span, when called as the request arrives) and
+ * returns a function that names it after the route that served it (`GET /v1/videos/:taskId`) and
+ * records the pattern as `http.route`. A no-op when nothing is traced.
+ */
+export function routeNamerOfActiveSpan(): (method: string, route: string) => void {
+  const span = trace.getActiveSpan();
+  return (method, route) => {
+    if (!span) return;
+    span.updateName(`${method} ${route}`);
+    span.setAttribute('http.route', route);
+  };
+}

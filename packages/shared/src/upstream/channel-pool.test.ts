@@ -120,6 +120,33 @@ describe('ChannelPool', () => {
     expect(p.status().find((s) => s.name === 'a')?.state).toBe('closed');
   });
 
+  it('fails over only where the caller says so, and stops at once on an error of the caller', async () => {
+    const { p, advance } = pool([channel('a'), channel('b', { priority: 1 })], { threshold: 1 });
+    // a submit-once rule: only a failure that certainly created nothing moves on
+    const nothingCreated = (err: UpstreamError) => err.details.notCreated === true;
+    const seen: string[] = [];
+    await expect(
+      p.call(
+        'ark',
+        async (c) => {
+          seen.push(c.name);
+          throw upstream(503);
+        },
+        nothingCreated,
+      ),
+    ).rejects.toMatchObject({ details: { status: 503 } });
+    expect(seen).toEqual(['a']);
+    // a is out after its one fault; once its cool-down ends, an error of the caller's own (not the
+    // vendor's answer) on the trial passes through and frees the trial for the next call
+    advance(10_001);
+    const halt = new Error('not now');
+    await expect(
+      p.call('ark', (c) => (c.name === 'a' ? Promise.reject(halt) : Promise.resolve('b'))),
+    ).rejects.toBe(halt);
+    expect(p.status().find((s) => s.name === 'a')?.state).toBe('half_open');
+    expect(await p.call('ark', async (c) => c.name)).toBe('a');
+  });
+
   it('answers a 400 as a sign of health: it does not count towards the breaker', async () => {
     const { p } = pool([channel('a')], { threshold: 2 });
     await expect(p.call('ark', () => Promise.reject(upstream(500)))).rejects.toThrow();

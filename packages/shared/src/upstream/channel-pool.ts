@@ -202,8 +202,9 @@ export class ChannelPool {
   /**
    * Runs `attempt` on the vendor's channels in order until one succeeds. An UpstreamError that
    * `failOver(err)` accepts (default shouldFailOver) moves on to the next channel; any other error
-   * is thrown at once. After the last channel, throws the most telling failure (see finalError), or
-   * unavailableError() when no channel could be tried.
+   * is thrown at once (an error that is not an UpstreamError gives no verdict on the channel: its
+   * claim is released). After the last channel, throws the most telling failure (see finalError),
+   * or unavailableError() when no channel could be tried. Each channel is tried at most once.
    */
   async call<T>(
     vendor: Vendor,

@@ -22,7 +22,7 @@ export async function enqueueTaskCallbacks(
 
 /**
  * Hands deliveries written by a transaction that has just committed (their ids returned by
- * recordTaskEvent, due now) to the dispatcher: one add each, without reading them back.
+ * the task's move, due now) to the dispatcher: one add each, without reading them back.
  */
 export async function enqueueNewDeliveries(
   queue: Queue,

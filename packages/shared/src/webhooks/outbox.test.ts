@@ -1,9 +1,9 @@
 import { createAccount } from '../accounts';
 import { findLedgerMismatches } from '../billing/ledger';
-import { createDatabase, type Database } from '../db/client';
+import type { Database } from '../db/client';
 import { newTaskId } from '../ids';
 import { createVideoTask, failTask, startTask, succeedTask } from '../tasks/tasks';
-import { createTestDatabase } from '../testing/services';
+import { openTestDatabase } from '../testing/services';
 import {
   getDelivery,
   listDueDeliveries,
@@ -21,25 +21,18 @@ import {
 } from './settings';
 
 let database: Database;
-let drop: () => Promise<void>;
 let accountId: string;
 let keyId: string;
 beforeAll(async () => {
-  const t = await createTestDatabase();
-  drop = t.drop;
-  database = createDatabase(t.url, { max: 10 });
-  ({
-    accountId,
-    key: { id: keyId },
-  } = await createAccount(database.db, {
+  database = await openTestDatabase({ max: 10 });
+  const account = await createAccount(database.db, {
     email: 'outbox@example.test',
     initialCreditMicroUsd: 100_000_000,
-  }));
+  });
+  accountId = account.accountId;
+  keyId = account.key.id;
 });
-afterAll(async () => {
-  await database.close();
-  await drop();
-});
+afterAll(() => database.close());
 afterEach(async () => {
   expect(await findLedgerMismatches(database.db)).toEqual([]);
 });

@@ -1,5 +1,5 @@
 import { and, asc, eq, gt, gte, inArray, lte, type SQL, sql } from 'drizzle-orm';
-import type { Db, DbOrTx } from '../db/client';
+import type { DbOrTx } from '../db/client';
 import { fromDriverRow } from '../db/driver-row';
 import {
   type AccountWebhookSettingsRow,
@@ -11,9 +11,10 @@ import {
   type TaskRow,
 } from '../db/schema';
 import { newUlid } from '../ids';
+import { builtOnce } from '../lru';
 import { toTaskObject } from '../tasks/task-object';
 import type { AttemptVerdict } from './schedule';
-import { processingEventsEnabled } from './settings';
+import { processingEventsOn } from './settings';
 
 export const CALLBACK_EVENT_TYPES = ['video.processing', 'video.succeeded', 'video.failed'] as const;
 export type CallbackEventType = (typeof CALLBACK_EVENT_TYPES)[number];
@@ -29,48 +30,18 @@ export function callbackUrlOf(metadata: unknown): string | null {
   return typeof url === 'string' && url.length > 0 ? url : null;
 }
 
-/**
- * Writes the outbox row of a task event, inside the caller's transaction (the one that moved the
- * task), so the event is committed exactly when the state change is. Writes nothing when the task
- * has no callback URL, or for `video.processing` when the account did not opt in. Idempotent per
- * (task, event). The body (`{type, created_at, data: <task object>}`) is fixed here, so every
- * retry sends the same bytes. Returns the ids of the rows written.
- */
-export async function recordTaskEvent(
-  tx: DbOrTx,
-  row: TaskRow,
-  type: CallbackEventType,
-  now = new Date(),
-): Promise<string[]> {
-  const url = callbackUrlOf(row.metadata);
-  if (!url) return [];
-  if (type === 'video.processing' && !(await processingEventsEnabled(tx, row.accountId))) return [];
-  const payload = taskEventPayload(row, type, now);
-  const inserted = await tx
-    .insert(callbackDeliveries)
-    .values({
-      id: newDeliveryId(),
-      accountId: row.accountId,
-      taskId: row.id,
-      eventType: type,
-      url,
-      payload,
-      nextAttemptAt: now,
-    })
-    .onConflictDoNothing()
-    .returning({ id: callbackDeliveries.id });
-  return inserted.map((r) => r.id);
-}
-
 /** The body of a task event: `{type, created_at, data: <task object>}`, fixed when the event is recorded. */
 export function taskEventPayload(row: TaskRow, type: CallbackEventType, now: Date): string {
   return JSON.stringify({ type, created_at: Math.floor(now.getTime() / 1000), data: toTaskObject(row) });
 }
 
 /**
- * recordTaskEvent as part of another statement: the insert of the outbox row for `row` (the task
- * as the statement leaves it), reading the moved task from the CTE `source` so that nothing is
- * written unless the move applied. The same row, body and opt-in rule as recordTaskEvent;
+ * The outbox row of a task event, as part of the statement (or transaction) that moves the task,
+ * so the event is committed exactly when the state change is: the insert for `row` (the task as
+ * the move leaves it), reading the moved task's `id` and `account_id` from `source` (a CTE), so
+ * that nothing is written unless the move applied. Writes nothing for `video.processing` unless
+ * the account opted in (processingEventsOn). Idempotent per (task, event). The body (`{type,
+ * created_at, data: <task object>}`) is fixed here, so every retry sends the same bytes;
  * `returning id`. Null when the task has no callback URL.
  */
 export function taskEventInsert(
@@ -87,7 +58,7 @@ export function taskEventInsert(
     select ${newDeliveryId()}, ${from}.account_id, ${from}.id, ${type}, ${url}::text,
            ${taskEventPayload(row, type, now)}::text, ${now.toISOString()}::timestamptz
     from ${from}
-    ${type === 'video.processing' ? sql`where exists (select 1 from account_webhook_settings w where w.account_id = ${from}.account_id and w.send_processing)` : sql``}
+    ${type === 'video.processing' ? sql`where ${processingEventsOn(sql`${from}.account_id`)}` : sql``}
     on conflict do nothing
     returning id`;
 }
@@ -124,6 +95,17 @@ export async function listDueDeliveries(
     .limit(opts.limit);
 }
 
+const buildDeliveryToSend = (db: DbOrTx) =>
+  db
+    .select({ delivery: callbackDeliveries, settings: accountWebhookSettings })
+    .from(callbackDeliveries)
+    .leftJoin(accountWebhookSettings, eq(accountWebhookSettings.accountId, callbackDeliveries.accountId))
+    .where(eq(callbackDeliveries.id, sql.placeholder('id')))
+    .limit(1)
+    .prepare('mediagate_delivery_to_send');
+/** getDeliveryToSend's statement, built once per database handle: the dispatcher reads one per attempt. */
+const deliveryToSendStatements = new WeakMap<DbOrTx, ReturnType<typeof buildDeliveryToSend>>();
+
 /**
  * The delivery with its account's webhook settings (null when the account has none yet), in
  * one query: what the dispatcher needs to sign and send it.
@@ -132,12 +114,7 @@ export async function getDeliveryToSend(
   db: DbOrTx,
   id: string,
 ): Promise<{ delivery: CallbackDeliveryRow; settings: AccountWebhookSettingsRow | null } | null> {
-  const rows = await db
-    .select({ delivery: callbackDeliveries, settings: accountWebhookSettings })
-    .from(callbackDeliveries)
-    .leftJoin(accountWebhookSettings, eq(accountWebhookSettings.accountId, callbackDeliveries.accountId))
-    .where(eq(callbackDeliveries.id, id))
-    .limit(1);
+  const rows = await builtOnce(deliveryToSendStatements, db, () => buildDeliveryToSend(db)).execute({ id });
   return rows[0] ?? null;
 }
 

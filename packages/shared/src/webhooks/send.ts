@@ -1,6 +1,6 @@
+import { type Dispatcher, request } from 'undici';
 import { parseRetryAfter } from '../http/json-client';
 import { isSsrfError } from './ssrf';
-import { type Dispatcher, request } from 'undici';
 
 export interface SendResult {
   startedAt: Date;

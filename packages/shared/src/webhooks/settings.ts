@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq, type SQL, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { type AccountWebhookSettingsRow, accountWebhookSettings } from '../db/schema';
 import { generateWebhookSecret } from './signing';
@@ -71,14 +71,18 @@ export async function updateWebhookEvents(
   return rows[0]!;
 }
 
-/** Whether the account opted in to `video.processing`; false when it has no settings yet. Creates nothing. */
+/**
+ * The opt-in rule of `video.processing`, as a condition on the account `accountId` (a value or a
+ * column of the statement): whether its webhook settings send it. False without settings.
+ */
+export function processingEventsOn(accountId: SQL | string): SQL {
+  return sql`exists (select 1 from account_webhook_settings w where w.account_id = ${accountId} and w.send_processing)`;
+}
+
+/** Whether the account opted in to `video.processing` (see processingEventsOn). Creates nothing. */
 export async function processingEventsEnabled(db: DbOrTx, accountId: string): Promise<boolean> {
-  const rows = await db
-    .select({ on: accountWebhookSettings.sendProcessing })
-    .from(accountWebhookSettings)
-    .where(eq(accountWebhookSettings.accountId, accountId))
-    .limit(1);
-  return rows[0]?.on ?? false;
+  const { rows } = await db.execute<{ on: boolean }>(sql`select ${processingEventsOn(accountId)} as on`);
+  return rows[0]?.on === true;
 }
 
 /** The secrets that sign a delivery sent at `now`: the current one, and the previous one while its overlap lasts. */

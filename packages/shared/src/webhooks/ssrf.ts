@@ -6,6 +6,7 @@ import { Agent, buildConnector } from 'undici';
 import { z } from 'zod';
 import { intFromEnv } from '../config/env';
 import { LruCache } from '../lru';
+import { withTimeout } from '../timeout';
 
 /**
  * SSRF guard for every URL the gateway itself connects to on a client's behalf (callbacks, image
@@ -179,16 +180,9 @@ function resolveWithin(policy: SsrfPolicy, hostname: string): Promise<ResolvedAd
   return answer;
 }
 
-async function lookupWithin(policy: SsrfPolicy, hostname: string): Promise<ResolvedAddress[] | null> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), policy.dnsTimeoutMs);
-  });
-  try {
-    return await Promise.race([policy.resolve(hostname).catch(() => null), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+/** The name's addresses, or null when it does not resolve (or not within the policy's DNS bound). */
+function lookupWithin(policy: SsrfPolicy, hostname: string): Promise<ResolvedAddress[] | null> {
+  return withTimeout(policy.resolve(hostname), policy.dnsTimeoutMs, { what: 'DNS lookup' }).catch(() => null);
 }
 
 /**

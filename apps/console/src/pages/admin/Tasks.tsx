@@ -1,23 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import {
-  App,
-  Button,
-  Card,
-  Empty,
-  Form,
-  Input,
-  InputNumber,
-  Select,
-  Space,
-  Table,
-  Tag,
-  Typography,
-} from 'antd';
+import { App, Button, Card, Form, Input, InputNumber, Select, Space, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
-import { ErrorAlert } from '../../components/ErrorAlert';
+import { ListCard, usePager } from '../../components/ListCard';
 import { useT } from '../../i18n/i18n';
 import { formatTime } from '../../lib/format';
 import { STATUS_COLORS } from '../Videos';
@@ -39,16 +26,16 @@ export function AdminTasksPage() {
   const client = useQueryClient();
   const [form] = Form.useForm<Filters>();
   const [filters, setFilters] = useState<Filters>({});
-  const [cursors, setCursors] = useState<string[]>([]);
-  const after = cursors[cursors.length - 1];
+  const pager = usePager(50);
+  const after = pager.cursor;
   const tasks = useQuery({
-    queryKey: ['admin', 'tasks', filters, after],
+    queryKey: ['admin', 'tasks', filters, after, pager.limit],
     queryFn: () =>
       unwrap(
         api.GET('/admin/api/tasks', {
           params: {
             query: {
-              limit: 50,
+              limit: pager.limit,
               after,
               ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined && v !== '')),
             },
@@ -66,7 +53,7 @@ export function AdminTasksPage() {
     onError: (err) => void message.error(err.message),
   });
   const apply = (f: Filters) => {
-    setCursors([]);
+    pager.reset();
     setFilters(f);
   };
   return (
@@ -119,77 +106,61 @@ export function AdminTasksPage() {
           </Space>
         </Form>
       </Card>
-      {tasks.error ? <ErrorAlert error={tasks.error} onRetry={() => void tasks.refetch()} /> : null}
-      <Card styles={{ body: { padding: 0 } }}>
-        <Table<AdminTask>
-          rowKey="id"
-          size="small"
-          loading={tasks.isPending}
-          dataSource={tasks.data?.data ?? []}
-          pagination={false}
-          scroll={{ x: 1000 }}
-          locale={{ emptyText: <Empty description={t('videos.empty')} /> }}
-          columns={[
-            {
-              title: t('videos.task'),
-              dataIndex: 'id',
-              render: (id: string) => <Typography.Text code>{id}</Typography.Text>,
-            },
-            {
-              title: t('admin.account'),
-              dataIndex: 'account_id',
-              render: (id: string) => <Link to={`/admin/accounts/${id}`}>{id}</Link>,
-            },
-            { title: t('billing.model'), dataIndex: 'model' },
-            {
-              title: t('videos.status'),
-              dataIndex: 'status',
-              render: (s: string, task) => (
-                <Space orientation="vertical" size={0}>
-                  <Tag color={STATUS_COLORS[s]}>{t(`status.${s}` as 'status.pending')}</Tag>
-                  {task.error ? (
-                    <Typography.Text type="danger" style={{ fontSize: 12 }}>
-                      {task.error.code}: {task.error.message}
-                    </Typography.Text>
-                  ) : null}
-                </Space>
-              ),
-            },
-            { title: t('videos.created'), dataIndex: 'created_at', render: (s: number) => formatTime(s) },
-            {
-              title: t('admin.upstreamTask'),
-              dataIndex: 'upstream_task_id',
-              render: (u: string | null) => u ?? '—',
-            },
-            {
-              title: t('common.actions'),
-              fixed: 'right',
-              render: (_v, task) =>
-                task.status === 'failed' ? (
-                  <Button
-                    size="small"
-                    loading={retry.isPending && retry.variables === task.id}
-                    onClick={() => retry.mutate(task.id)}
-                    aria-label={`${t('admin.retry')} ${task.id}`}
-                  >
-                    {t('admin.retry')}
-                  </Button>
-                ) : null,
-            },
-          ]}
-        />
-        <Space style={{ padding: 12 }}>
-          <Button disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
-            {t('common.previous')}
-          </Button>
-          <Button
-            disabled={!tasks.data?.has_more || !tasks.data?.last_id}
-            onClick={() => tasks.data?.last_id && setCursors((c) => [...c, tasks.data.last_id as string])}
-          >
-            {t('common.next')}
-          </Button>
-        </Space>
-      </Card>
+      <ListCard<AdminTask>
+        query={tasks}
+        rows={tasks.data?.data}
+        scrollX={1000}
+        empty={t('videos.empty')}
+        paging={{ pager, nextCursor: tasks.data?.has_more ? tasks.data.last_id : undefined }}
+        columns={[
+          {
+            title: t('videos.task'),
+            dataIndex: 'id',
+            render: (id: string) => <Typography.Text code>{id}</Typography.Text>,
+          },
+          {
+            title: t('admin.account'),
+            dataIndex: 'account_id',
+            render: (id: string) => <Link to={`/admin/accounts/${id}`}>{id}</Link>,
+          },
+          { title: t('billing.model'), dataIndex: 'model' },
+          {
+            title: t('videos.status'),
+            dataIndex: 'status',
+            render: (s: string, task) => (
+              <Space orientation="vertical" size={0}>
+                <Tag color={STATUS_COLORS[s]}>{t(`status.${s}` as 'status.pending')}</Tag>
+                {task.error ? (
+                  <Typography.Text type="danger" style={{ fontSize: 12 }}>
+                    {task.error.code}: {task.error.message}
+                  </Typography.Text>
+                ) : null}
+              </Space>
+            ),
+          },
+          { title: t('videos.created'), dataIndex: 'created_at', render: (s: number) => formatTime(s) },
+          {
+            title: t('admin.upstreamTask'),
+            dataIndex: 'upstream_task_id',
+            render: (u: string | null) => u ?? '—',
+          },
+          {
+            title: t('common.actions'),
+            fixed: 'right',
+            render: (_v, task) =>
+              task.status === 'failed' ? (
+                <Button
+                  size="small"
+                  loading={retry.isPending && retry.variables === task.id}
+                  onClick={() => retry.mutate(task.id)}
+                  aria-label={`${t('admin.retry')} ${task.id}`}
+                >
+                  {t('admin.retry')}
+                </Button>
+              ) : null,
+          },
+        ]}
+      />
     </Space>
   );
 }

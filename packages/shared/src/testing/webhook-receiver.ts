@@ -1,4 +1,3 @@
-// A copy of apps/worker/test/webhook-receiver.ts: e2e tests take nothing from other packages' test folders.
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';

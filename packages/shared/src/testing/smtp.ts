@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
-import { waitFor } from '@mediagate/shared/testing';
 import { SMTPServer } from 'smtp-server';
+import { waitFor } from './wait';
 
 export interface ReceivedMail {
   to: string[];

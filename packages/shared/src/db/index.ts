@@ -1,0 +1,16 @@
+export * from './client';
+export * from './ensure-database';
+export * from './migrate';
+export type {
+  AccountWebhookSettingsRow,
+  CallbackAttemptRow,
+  CallbackDeliveryRow,
+  DeliveryStatus,
+  TaskMediaRow,
+  TaskMediaStatus,
+  TaskRow,
+  TaskStatus,
+  TopUpOrderRow,
+  TopUpOrderStatus,
+} from './schema';
+export * as schema from './schema';

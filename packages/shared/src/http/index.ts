@@ -1,0 +1,2 @@
+export * from './json-client';
+export * from './urls';

@@ -1,0 +1,208 @@
+import type { Db } from '../db/client';
+import type { TaskRow } from '../db/schema';
+import type { Logger } from '../log';
+import type { TaskMediaLinks } from '../media/links';
+import type { Metrics } from '../metrics';
+import { inSpan } from '../tracing/spans';
+import { callbackUrlOf } from '../webhooks/outbox';
+import { retryFailedTask } from './admin';
+import { type CancelOutcome, cancelTask } from './cancel';
+import { failTask, startTask, succeedTask, type TaskTransition, updateProgress } from './tasks';
+
+/** The error a task past its deadline fails with. */
+export const TIMED_OUT = {
+  code: 'timeout',
+  message: 'The task did not finish before its deadline.',
+} as const;
+
+/**
+ * What follows a move, each optional: without `callbacks` the reconciler's sweep hands the
+ * move's deliveries to the dispatcher; without `events` no replica hears of the move at once.
+ */
+export interface TaskLifecycleDeps {
+  db: Db;
+  /** warnings of after-effects that failed (each is retried by the reconciler) */
+  logger?: Logger;
+  /** every move is counted here (see countTaskMove) */
+  metrics?: Metrics;
+  /** the callbacks dispatcher's queue */
+  callbacks?: {
+    /** enqueues deliveries this process has just committed (due now) */
+    enqueueNew(ids: string[]): Promise<unknown>;
+    /** reads the task's pending deliveries and enqueues them (a move another process made) */
+    enqueueForTask(taskId: string): Promise<unknown>;
+  };
+  /** every move is published here (the API replicas' event streams and caches) */
+  events?: { publish(row: TaskRow): void };
+  /**
+   * The media of a success: the gateway's signed links go into the task object (the vendor's
+   * link is kept in a media row, to copy from), and `copy` enqueues the copy once the move has
+   * committed. Without it a succeeded task keeps the vendor's link.
+   */
+  media?: {
+    linksFor(taskId: string, completedAt: Date): TaskMediaLinks;
+    copy(taskId: string): Promise<unknown>;
+  };
+  /** cancels a task running upstream (the vendor cancels only tasks it has not started) */
+  upstream?: { cancel(channel: string, upstreamTaskId: string): Promise<void> };
+}
+
+/** What a success gives back when the vendor reports less than was charged. */
+export interface SuccessRefund {
+  amountMicroUsd: number;
+  /** the ledger's reason for the refund */
+  reason: string;
+}
+
+const seconds = (from: Date, to: Date | null) =>
+  Math.max(0, ((to ?? new Date()).getTime() - from.getTime()) / 1000);
+
+/**
+ * Counts a move this process made: the transition, the pickup or completion time, and the money
+ * it moved (the charge of a created task, the refund of a failed one).
+ */
+export function countTaskMove(metrics: Metrics | undefined, row: TaskRow): void {
+  if (!metrics) return;
+  metrics.taskTransitions.inc({ model: row.model, status: row.status });
+  if (row.status === 'pending') {
+    metrics.billingMicroUsd.inc({ kind: 'charge' }, row.priceMicroUsd);
+    metrics.billingOperations.inc({ kind: 'charge' });
+  }
+  if (row.status === 'processing' && row.startedAt) {
+    metrics.taskPickupSeconds.observe({ model: row.model }, seconds(row.createdAt, row.startedAt));
+  }
+  if (row.status === 'succeeded' || row.status === 'failed') {
+    metrics.taskCompletionSeconds.observe(
+      { model: row.model, status: row.status },
+      seconds(row.createdAt, row.completedAt),
+    );
+  }
+  if (row.status === 'failed' && row.priceMicroUsd > 0) {
+    metrics.billingMicroUsd.inc({ kind: 'refund' }, row.priceMicroUsd);
+    metrics.billingOperations.inc({ kind: 'refund' });
+  }
+}
+
+/**
+ * Every move of a video task, with what follows it, in this order:
+ * 1. the move commits with its refund and callback outbox row (one statement, or one transaction
+ *    with a refund; see tasks.ts);
+ * 2. the callback deliveries it committed are handed to the dispatcher (when another process made
+ *    the move first, whatever the task has pending);
+ * 3. the move is published (event streams, caches) and counted;
+ * 4. for a success, the copy of its media is enqueued.
+ * An after-effect that fails is logged and left to the reconciler, which enqueues what is
+ * missing; the move itself stands. Every method answers null when the move did not apply
+ * (another process made a move first, or the task is finished).
+ */
+export class TaskLifecycle {
+  constructor(private readonly deps: TaskLifecycleDeps) {}
+
+  /** pending → processing. */
+  async start(row: TaskRow): Promise<TaskRow | null> {
+    const moved = await startTask(this.deps.db, row);
+    if (moved || callbackUrlOf(row.metadata)) await this.enqueueCallbacks(row.id, moved);
+    return this.announce(moved);
+  }
+
+  /** A processing task's progress (never backwards), published when it moves forward. */
+  async progress(row: TaskRow, progress: number): Promise<void> {
+    if (row.progress >= progress) return;
+    await updateProgress(this.deps.db, row.id, progress);
+    this.deps.events?.publish({ ...row, progress, updatedAt: new Date() });
+  }
+
+  /**
+   * processing → succeeded with the vendor's result; `refund` gives back what the vendor's usage
+   * shows was overcharged (never more than the price). With `media`, the task carries the
+   * gateway's links and its media copy is enqueued after the commit.
+   */
+  async succeed(
+    row: TaskRow,
+    result: { videoUrl: string; usage?: unknown },
+    refund?: SuccessRefund,
+  ): Promise<TaskRow | null> {
+    const settle = { media: this.deps.media?.linksFor(row.id, new Date()), refund };
+    const moved = await inSpan('task.succeed', { 'mediagate.task_id': row.id }, () =>
+      succeedTask(this.deps.db, row, result, settle),
+    );
+    await this.enqueueCallbacks(row.id, moved);
+    this.announce(moved);
+    if (moved && this.deps.media) {
+      await this.deps.media
+        .copy(moved.id)
+        .catch((err: unknown) =>
+          this.warn(err, moved.id, 'media copy enqueue failed; the reconciler will enqueue it'),
+        );
+    }
+    return moved;
+  }
+
+  /** pending|processing → failed, refunded in full. */
+  async fail(taskId: string, error: { code: string; message: string }): Promise<TaskRow | null> {
+    const attributes = { 'mediagate.task_id': taskId, 'mediagate.error_code': error.code };
+    const moved = await inSpan('task.fail', attributes, () => failTask(this.deps.db, taskId, error));
+    await this.enqueueCallbacks(taskId, moved);
+    return this.announce(moved);
+  }
+
+  /** Fails a task past its deadline with code `timeout`. */
+  timeOut(taskId: string): Promise<TaskRow | null> {
+    return this.fail(taskId, TIMED_OUT);
+  }
+
+  /**
+   * The account's cancel (see cancelTask): a canceled task's `video.failed` delivery leaves at
+   * once. A task running upstream needs `upstream` to be canceled.
+   */
+  async cancel(taskId: string, accountId: string): Promise<CancelOutcome> {
+    const outcome = await cancelTask(this.deps.db, taskId, accountId, (channel, upstreamTaskId) => {
+      if (!this.deps.upstream) throw new Error('TaskLifecycle.cancel: no upstream to cancel the task at');
+      return this.deps.upstream.cancel(channel, upstreamTaskId);
+    });
+    if (outcome.kind === 'canceled') {
+      await this.enqueueCallbacks(taskId, outcome.row);
+      this.announce(outcome.row);
+    }
+    return outcome;
+  }
+
+  /**
+   * An operator's retry of a failed task: a new pending task, charged (see retryFailedTask),
+   * counted like a created one. The caller enqueues its job.
+   */
+  async retry(
+    taskId: string,
+    opts: { deadlineMs: number; operatorId?: string },
+  ): Promise<{ row: TaskRow; created: boolean } | null> {
+    const retried = await retryFailedTask(this.deps.db, taskId, opts);
+    if (retried?.created) countTaskMove(this.deps.metrics, retried.row);
+    return retried;
+  }
+
+  /** Hands the task's pending deliveries to the dispatcher (a task found finished by another process). */
+  async enqueuePendingCallbacks(taskId: string): Promise<void> {
+    await this.enqueueCallbacks(taskId, null);
+  }
+
+  /** The deliveries `made` committed, or, when another process made the move, the task's pending ones. */
+  private async enqueueCallbacks(taskId: string, made: TaskTransition | null): Promise<void> {
+    const callbacks = this.deps.callbacks;
+    if (!callbacks || made?.deliveryIds.length === 0) return;
+    await (made ? callbacks.enqueueNew(made.deliveryIds) : callbacks.enqueueForTask(taskId)).catch(
+      (err: unknown) => this.warn(err, taskId, 'callback enqueue failed; the reconciler will enqueue it'),
+    );
+  }
+
+  /** Publishes and counts a move this process made. */
+  private announce<T extends TaskRow>(moved: T | null): T | null {
+    if (!moved) return null;
+    this.deps.events?.publish(moved);
+    countTaskMove(this.deps.metrics, moved);
+    return moved;
+  }
+
+  private warn(err: unknown, taskId: string, message: string): void {
+    this.deps.logger?.warn({ err, taskId }, message);
+  }
+}
