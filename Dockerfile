@@ -23,7 +23,8 @@ RUN pnpm run build \
   && pnpm install --frozen-lockfile --prod --filter '!@mediagate/e2e' --filter '!@mediagate/bench' --filter '!@mediagate/console'
 
 FROM node:24-bookworm-slim AS runtime
-ENV NODE_ENV=production
+# NODE_OPTIONS: the V8 flags every process runs with (packages/shared/src/config/node-flags.ts)
+ENV NODE_ENV=production NODE_OPTIONS="--max-semi-space-size=16"
 # ffmpeg makes the first frame (thumbnail) of every kept video; /media is MEDIA_DIR in compose
 RUN apt-get update && apt-get install -y --no-install-recommends ffmpeg \
   && rm -rf /var/lib/apt/lists/* \

@@ -161,6 +161,10 @@ async function main() {
     writeFileSync(keyFile, `${k}\n`, { mode: 0o600 });
     return k;
   };
+  // the V8 flags every process ships with (the image sets the same in NODE_OPTIONS)
+  const { NODE_FLAGS: nodeFlags } = createRequire(import.meta.url)(
+    path.join(root, 'packages/shared/dist/config/node-flags.js'),
+  );
   // The demo account is created while the processes start.
   const keyPromise = saved ? Promise.resolve(saved) : newKey();
 
@@ -196,7 +200,7 @@ async function main() {
       '/readyz',
     ],
   ].map(([name, entry, args, extra, port, probe]) => {
-    const child = spawn(process.execPath, [entry, ...args], {
+    const child = spawn(process.execPath, [...nodeFlags, entry, ...args], {
       cwd: root,
       env: { ...env, ...extra },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { NODE_FLAGS } from '../config/node-flags';
 import { waitFor } from './wait';
 
 export interface RunningProcess {
@@ -20,14 +21,18 @@ export async function startProcess(opts: {
   env: Record<string, string>;
   readyUrl?: string;
   timeoutMs?: number;
-  /** flags for node itself, e.g. --cpu-prof (not allowed in NODE_OPTIONS) */
+  /** flags for node itself besides the shipped NODE_FLAGS, e.g. --cpu-prof (not allowed in NODE_OPTIONS) */
   nodeArgs?: string[];
 }): Promise<RunningProcess> {
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.entry, ...(opts.args ?? [])], {
-    // Tests stop processes with SIGTERM; they need no load-balancer pause unless they ask for one.
-    env: { ...process.env, LOG_LEVEL: 'info', SHUTDOWN_DELAY_MS: '0', ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...NODE_FLAGS, ...(opts.nodeArgs ?? []), opts.entry, ...(opts.args ?? [])],
+    {
+      // Tests stop processes with SIGTERM; they need no load-balancer pause unless they ask for one.
+      env: { ...process.env, LOG_LEVEL: 'info', SHUTDOWN_DELAY_MS: '0', ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   const keep = (b: Buffer) => {
     out += b.toString();
