@@ -26,7 +26,7 @@ export function buildApp(deps: ApiDeps): Express {
   });
   if (deps.metrics) app.use(httpMetrics(deps.metrics));
   app.use(routeSpanName());
-  app.use(securityHeaders());
+  app.use(securityHeaders({ upstreamBaseUrls: deps.videoUpstream.channels.baseUrls() }));
   app.use(['/docs', '/admin/queues'], bundledUiHeaders());
   app.use(refuseCrossSiteCookieWrites());
 

@@ -2,6 +2,7 @@ import http from 'node:http';
 import { ensureAdminAccount } from '@mediagate/shared/accounts';
 import { consoleAccount, PASSWORD } from '../../test/console';
 import { call, startTestApi, type TestApi } from '../../test/harness';
+import { plainHttpOrigins } from './security-headers';
 
 let api: TestApi;
 let admin: string;
@@ -162,5 +163,27 @@ describe('security headers', () => {
     expect(csp).toContain("img-src 'self' data: blob: https:");
     expect(csp).toContain("media-src 'self' https: blob:");
     expect(csp).toContain("connect-src 'self'");
+  });
+
+  it("adds a plain-http upstream's origin to images and media, where an uncopied video's link redirects", async () => {
+    // the harness's upstreams are at their defaults: the simulator on http://127.0.0.1:8090
+    const csp = (await send('GET', '/console', {})).headers['content-security-policy'];
+    expect(csp).toContain("media-src 'self' https: blob: http://127.0.0.1:8090;");
+    expect(csp).toContain("img-src 'self' data: blob: https: http://127.0.0.1:8090;");
+    expect(csp).toContain("connect-src 'self';");
+  });
+});
+
+describe('plainHttpOrigins', () => {
+  it('keeps the distinct origins of http URLs only', () => {
+    expect(
+      plainHttpOrigins([
+        'https://dashscope.aliyuncs.com/api/v1',
+        'http://127.0.0.1:8090',
+        'http://127.0.0.1:8090/api/v3',
+        'http://sim.internal:80/x',
+        'not a url',
+      ]),
+    ).toEqual(['http://127.0.0.1:8090', 'http://sim.internal']);
   });
 });

@@ -7,7 +7,7 @@ import helmet from 'helmet';
  * console's component library writes its CSS into <style> elements at run time); images also as
  * data:, blob: and https: URLs (generated images live on other hosts); media from this origin,
  * https: and blob: (task videos); calls to this origin only; no plugins, no framing, forms post
- * here only.
+ * here only. `securityHeaders` adds the plain-http upstream origins to images and media.
  */
 const DIRECTIVES = {
   defaultSrc: ["'self'"],
@@ -29,10 +29,22 @@ const DIRECTIVES = {
  * Security headers on every answer (helmet): the CSP above, nosniff, no framing, no referrer
  * across origins, HSTS (browsers heed it over HTTPS only), a same-origin opener policy, no
  * X-Powered-By.
+ *
+ * `upstreamBaseUrls`: the vendors' base URLs. Until a video is copied into storage its link
+ * redirects to the vendor's result link, which a vendor serves over https (allowed already), but
+ * an upstream reached over plain http (the simulator of `pnpm start`, a vendor behind a local
+ * proxy) serves its results from its own origin: those origins are added to images and media,
+ * so the console plays a video that has just finished.
  */
-export function securityHeaders(): RequestHandler {
+export function securityHeaders(opts: { upstreamBaseUrls?: readonly string[] } = {}): RequestHandler {
+  const plainHttp = plainHttpOrigins(opts.upstreamBaseUrls ?? []);
+  const directives = {
+    ...DIRECTIVES,
+    imgSrc: [...DIRECTIVES.imgSrc, ...plainHttp],
+    mediaSrc: [...DIRECTIVES.mediaSrc, ...plainHttp],
+  };
   return helmet({
-    contentSecurityPolicy: { useDefaults: false, directives: DIRECTIVES },
+    contentSecurityPolicy: { useDefaults: false, directives },
     // generated images and videos are embedded from other hosts, and media the gateway serves is
     // embedded by customers' pages; answers with data need a bearer key or a SameSite cookie
     crossOriginEmbedderPolicy: false,
@@ -53,4 +65,15 @@ export function bundledUiHeaders(): RequestHandler {
       styleSrc: ["'self'", "'unsafe-inline'"],
     },
   });
+}
+
+/** The distinct origins of the `http:` URLs among `urls` (https ones are allowed as a scheme). */
+export function plainHttpOrigins(urls: readonly string[]): string[] {
+  const origins = new Set<string>();
+  for (const url of urls) {
+    if (!URL.canParse(url)) continue;
+    const parsed = new URL(url);
+    if (parsed.protocol === 'http:') origins.add(parsed.origin);
+  }
+  return [...origins];
 }

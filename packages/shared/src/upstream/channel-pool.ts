@@ -97,6 +97,11 @@ export class ChannelPool {
     return this.states.get(name)?.config;
   }
 
+  /** Every channel's base URL, whatever its health. */
+  baseUrls(): string[] {
+    return [...this.states.values()].map((s) => s.config.baseUrl);
+  }
+
   private available(s: ChannelState, now: number): boolean {
     return s.outUntil <= now && !(s.halfOpen && s.trialInFlight);
   }
