@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 
 import path from 'node:path';
+import { createMediaQueue } from '@mediagate/shared/queue';
 import {
   freePort,
   headersOf,
@@ -12,7 +13,7 @@ import {
   waitFor,
 } from '@mediagate/shared/testing';
 import OpenAI from 'openai';
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import {
   collectErrors,
@@ -257,7 +258,11 @@ describeBrowser('the web console in a browser', () => {
     await mine.close();
   });
 
-  it('shows a video task from the openai client succeed, plays it, and sends its callback again', async () => {
+  it('shows a video task from the openai client succeed, plays it before and after its copy, and sends its callback again', async () => {
+    // the copy into storage waits, so the player first goes through the link's redirect to the
+    // vendor's result (a plain-http simulator here, which the CSP must let through)
+    const mediaQueue = createMediaQueue(stack.redis, stack.prefix);
+    await mediaQueue.pause();
     const created = await openai(defaultKey).videos.create(
       {
         model: 'wan2.6-i2v-flash-5s-720p',
@@ -278,24 +283,18 @@ describeBrowser('the web console in a browser', () => {
     expect(done.status).toBe('succeeded');
     await page.locator('.ant-segmented').getByText('Succeeded').click();
     await page.getByRole('link', { name: created.id }).click();
-    const video = page.getByTestId('video-player');
-    await video.waitFor();
-    await page.waitForFunction(
-      () => {
-        const v = document.querySelector('video');
-        return v !== null && (v.readyState >= 1 || v.error !== null);
-      },
-      undefined,
-      { timeout: 20_000 },
-    );
-    const state = await video.evaluate((v: HTMLVideoElement) => ({
-      readyState: v.readyState,
-      error: v.error?.code ?? null,
-      duration: v.duration,
-    }));
-    expect(state.error).toBeNull();
-    expect(state.readyState).toBeGreaterThanOrEqual(1);
-    expect(state.duration).toBeGreaterThan(0);
+    await expectPlayable(page);
+    const media = async () =>
+      (await stack.pool.query('select status from task_media where task_id = $1', [created.id])).rows[0]
+        ?.status as string | undefined;
+    expect(await media()).not.toBe('stored');
+
+    // once copied, the same page plays the stored file, served by the gateway itself
+    await mediaQueue.resume();
+    await mediaQueue.close();
+    await waitFor(async () => (await media()) === 'stored', { what: 'the media copy', timeoutMs: 30_000 });
+    await page.reload();
+    await expectPlayable(page);
 
     // the delivery and its attempt are listed; sending it again reaches the receiver again
     await waitFor(() => receiver.received.length >= 1, { what: 'the callback', timeoutMs: 20_000 });
@@ -541,4 +540,26 @@ async function accountOf(email: string): Promise<string> {
 async function userFetch(path: string): Promise<{ status: number; body: unknown }> {
   const res = await user.request.get(`${stack.apiUrl}${path}`);
   return { status: res.status(), body: await res.json().catch(() => null) };
+}
+
+/** The task page's player loads the video's metadata without a media error. */
+async function expectPlayable(page: Page): Promise<void> {
+  const video = page.getByTestId('video-player');
+  await video.waitFor();
+  await page.waitForFunction(
+    () => {
+      const v = document.querySelector('video');
+      return v !== null && (v.readyState >= 1 || v.error !== null);
+    },
+    undefined,
+    { timeout: 20_000 },
+  );
+  const state = await video.evaluate((v: HTMLVideoElement) => ({
+    readyState: v.readyState,
+    error: v.error?.code ?? null,
+    duration: v.duration,
+  }));
+  expect(state.error).toBeNull();
+  expect(state.readyState).toBeGreaterThanOrEqual(1);
+  expect(state.duration).toBeGreaterThan(0);
 }
