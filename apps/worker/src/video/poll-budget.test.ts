@@ -26,6 +26,40 @@ describe('PollBudget.acquire (every query, fleet-wide)', () => {
     for (let i = 10; i < times.length; i++) expect(times[i]! - times[i - 10]!).toBeGreaterThan(1_000_000);
   });
 
+  it('leaves a slot its wait overslept unused and takes the next one, so no query goes out late', async () => {
+    const prefix = testQueuePrefix();
+    const config = { queriesPerSecond: 2, plannedShare: 1, headroom: 0 };
+    // 500 ms slots; the first wait of the late budget ends 400 ms after its slot (more than half a slot)
+    let oversleep = 400;
+    const late = new PollBudget(redis, prefix, config, async (ms) => {
+      await new Promise((r) => setTimeout(r, ms + oversleep));
+      oversleep = 0;
+    });
+    const onTime = new PollBudget(redis, prefix, config);
+    expect(await onTime.acquire('ch', 5_000)).toBe(0);
+    expect(await late.acquire('ch', 5_000)).toBe(0);
+    expect(late.lateRetakes).toBe(1);
+    // three slots taken on the shared calendar (the on-time one, the overslept one, the retaken one):
+    // the next free slot is the fourth, 1.5 s after the first
+    const next = await onTime.reserve('ch', 5_000);
+    expect(next.waitUs).toBeGreaterThan(0);
+    const first = Number(await redis.get(`${prefix}:upstream-query-tat:ch`)) - 4 * 500_000;
+    expect(next.slotUs - first).toBe(1_500_000);
+  });
+
+  it('sends anyway after two late retakes, rather than wait forever on a slow event loop', async () => {
+    const budget = new PollBudget(
+      redis,
+      testQueuePrefix(),
+      { queriesPerSecond: 20, plannedShare: 1, headroom: 0 },
+      (ms) => new Promise((r) => setTimeout(r, ms + 40)),
+    );
+    await budget.acquire('ch', 5_000);
+    // the first acquire waits nothing (its slot is now); each later one oversleeps every wait
+    expect(await budget.acquire('ch', 5_000)).toBe(0);
+    expect(budget.lateRetakes).toBe(2);
+  });
+
   it('waits for its slot before answering', async () => {
     const budget = new PollBudget(redis, testQueuePrefix(), {
       queriesPerSecond: 10,
