@@ -119,7 +119,7 @@ describe('quick start', () => {
     const { databaseUrl, redisUrl } = await testServiceUrls();
     const db = new URL(databaseUrl);
     db.pathname = `/${dbName}`;
-    const ports = await Promise.all([1, 2, 3, 4, 5].map(() => freePort()));
+    const ports = await Promise.all([1, 2, 3, 4, 5, 6].map(() => freePort()));
     const env: NodeJS.ProcessEnv = {
       ...cleanEnv(),
       PATH,
@@ -131,6 +131,8 @@ describe('quick start', () => {
       WORKER_VIDEO_HTTP_PORT: String(ports[2]),
       WORKER_RECONCILER_HTTP_PORT: String(ports[3]),
       WORKER_CALLBACKS_HTTP_PORT: String(ports[4]),
+      // every port its own: tests run side by side, and another may run a stack of its own
+      PAYSIM_PORT: String(ports[5]),
     };
 
     const started = Date.now();
@@ -147,14 +149,15 @@ describe('quick start', () => {
     proc.stdout!.on('data', (d) => (output += d));
     proc.stderr!.on('data', (d) => (output += d));
 
-    const create = await waitFor(
-      () => {
-        if (proc.exitCode !== null)
-          throw new Error(`${command} exited ${proc.exitCode}:\n${output.slice(-3000)}`);
-        return printedCommand(output, /^curl -s \S+\/v1\/videos -H/);
-      },
-      { timeoutMs: 420_000, intervalMs: 250, what: `${command} to print the video request` },
-    ).catch((err: Error) => {
+    // an early exit fails at once rather than at the deadline
+    const create = await Promise.race([
+      waitFor(() => printedCommand(output, /^curl -s \S+\/v1\/videos -H/), {
+        timeoutMs: 420_000,
+        intervalMs: 250,
+        what: `${command} to print the video request`,
+      }),
+      exited.then((code) => Promise.reject(new Error(`${command} exited ${code}`))),
+    ]).catch((err: Error) => {
       throw new Error(`${err.message}\n${output.slice(-3000)}`);
     });
     const readyMs = Date.now() - started;

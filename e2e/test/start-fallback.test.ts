@@ -67,7 +67,7 @@ const tcpAnswers = (port: number) =>
     dir = mkdtempSync(path.join(tmpdir(), 'mg-start-'));
     chmodSync(dir, 0o755); // the local Postgres runs as the postgres user when this runs as root
     [pgPort, redisPort] = [await freePort(), await freePort()];
-    const ports = await Promise.all([1, 2, 3, 4, 5].map(() => freePort()));
+    const ports = await Promise.all([1, 2, 3, 4, 5, 6].map(() => freePort()));
     env = {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
@@ -79,6 +79,8 @@ const tcpAnswers = (port: number) =>
       WORKER_VIDEO_HTTP_PORT: String(ports[2]),
       WORKER_RECONCILER_HTTP_PORT: String(ports[3]),
       WORKER_CALLBACKS_HTTP_PORT: String(ports[4]),
+      // every port its own: tests run side by side, and another may run a stack of its own
+      PAYSIM_PORT: String(ports[5]),
       // long enough upstream that a restart happens while the task runs there
       SIM_VIDEO_PENDING_MS: '500',
       SIM_VIDEO_RUNNING_MS: '15000',
