@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { NODE_FLAGS } from './node-flags';
@@ -19,7 +20,6 @@ describe('NODE_FLAGS', () => {
   });
 
   it('hold V8 to a 16 MB semi-space (32 MB of new space) while a process allocates hard', () => {
-    const { execFileSync } = require('node:child_process') as typeof import('node:child_process');
     const out = execFileSync(
       process.execPath,
       [
