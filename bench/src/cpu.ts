@@ -26,8 +26,21 @@ function cpuMs(pid: number, children = false): number {
   }
 }
 
+/** read and write system calls of a process so far (`/proc/<pid>/io`; zeros once it is gone) */
+export function syscallCounts(pid: number): { reads: number; writes: number } {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)`, 'm').exec(io)?.[1] ?? 0);
+    return { reads: field('syscr'), writes: field('syscw') };
+  } catch {
+    return { reads: 0, writes: 0 };
+  }
+}
+
 export interface CpuSnapshot {
   byGroup: Map<string, Map<number, number>>;
+  /** write system calls per group and process (sockets, pipes, files: each message sent costs one) */
+  writes: Map<string, Map<number, number>>;
   bench: NodeJS.CpuUsage;
 }
 
@@ -41,13 +54,15 @@ export async function cpuSnapshot(
   database: Database,
 ): Promise<CpuSnapshot> {
   const byGroup = new Map<string, Map<number, number>>();
+  const writes = new Map<string, Map<number, number>>();
+  const put = (m: Map<string, Map<number, number>>, group: string, pid: number, v: number) => {
+    const g = m.get(group) ?? new Map<number, number>();
+    m.set(group, g);
+    g.set(pid, v);
+  };
   const add = (group: string, pid: number, children = false) => {
-    let g = byGroup.get(group);
-    if (!g) {
-      g = new Map();
-      byGroup.set(group, g);
-    }
-    g.set(pid, cpuMs(pid, children));
+    put(byGroup, group, pid, cpuMs(pid, children));
+    if (!children) put(writes, group, pid, syscallCounts(pid).writes);
   };
   for (const p of procs) {
     add(p.name.replace(/-\d+$/, ''), p.pid);
@@ -57,7 +72,8 @@ export async function cpuSnapshot(
     `select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
   );
   for (const r of rows) add('postgres', r.pid);
-  return { byGroup, bench: process.cpuUsage() };
+  put(writes, 'bench', process.pid, syscallCounts(process.pid).writes);
+  return { byGroup, writes, bench: process.cpuUsage() };
 }
 
 /** CPU ms per group between two snapshots; a process that appeared in between counts whole. */
@@ -67,14 +83,27 @@ export async function cpuBetween(
   database: Database,
 ): Promise<Map<string, number>> {
   const after = await cpuSnapshot(procs, database);
-  const out = new Map<string, number>();
-  for (const [group, pids] of after.byGroup) {
-    let total = 0;
-    for (const [pid, ms] of pids) total += Math.max(0, ms - (before.byGroup.get(group)?.get(pid) ?? 0));
-    out.set(group, total);
-  }
+  const out = groupDeltas(before.byGroup, after.byGroup);
   const bench = process.cpuUsage(before.bench);
   out.set('bench', (bench.user + bench.system) / 1000);
+  return out;
+}
+
+/** write system calls per group between two snapshots (a process that appeared in between counts whole) */
+export function writesBetween(before: CpuSnapshot, after: CpuSnapshot): Map<string, number> {
+  return groupDeltas(before.writes, after.writes);
+}
+
+function groupDeltas(
+  before: Map<string, Map<number, number>>,
+  after: Map<string, Map<number, number>>,
+): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [group, pids] of after) {
+    let total = 0;
+    for (const [pid, v] of pids) total += Math.max(0, v - (before.get(group)?.get(pid) ?? 0));
+    out.set(group, total);
+  }
   return out;
 }
 

@@ -13,6 +13,8 @@ import {
   postgresCounts,
   processCpuMs,
   redisCommandCounts,
+  syscallCounts,
+  writesBetween,
 } from '../cpu';
 import { benchEnv, VIDEO_BODY } from '../env';
 import { httpLoad, percentiles, round } from '../load';
@@ -91,20 +93,25 @@ export async function pipelineScenario(opts: { quick: boolean }): Promise<Row[]>
     const measure = async () => ({
       cpu: await cpuSnapshot(procs(), e.database),
       redisCpu: processCpuMs(redisPid),
+      redisWrites: syscallCounts(redisPid).writes,
       redisCommands: await redisCommandCounts(e.redis),
       at: Date.now(),
     });
     const between = async (before: {
       cpu: CpuSnapshot;
       redisCpu: number;
+      redisWrites: number;
       redisCommands: Map<string, number>;
       at: number;
     }) => {
       const after = await measure();
       const cpu = await cpuBetween(before.cpu, procs(), e.database);
       cpu.set('redis', after.redisCpu - before.redisCpu);
+      const writes = writesBetween(before.cpu, after.cpu);
+      writes.set('redis', after.redisWrites - before.redisWrites);
       return {
         cpu,
+        writes,
         commands: countsBetween(before.redisCommands, after.redisCommands),
         ms: after.at - before.at,
       };
@@ -190,6 +197,12 @@ export async function pipelineScenario(opts: { quick: boolean }): Promise<Row[]>
     const idleDetail = groups
       .map((g) => `${g} ${round(((idle.cpu.get(g) ?? 0) / idle.ms) * 100, 1)}%`)
       .join(', ');
+    const writesDetail = groups
+      .map((g) => {
+        const w = (loaded.writes.get(g) ?? 0) - ((idle.writes.get(g) ?? 0) / idle.ms) * loaded.ms;
+        return `${g} ${perTask(w)}`;
+      })
+      .join(', ');
     const commandsPerTask = (sum(loaded.commands) - (sum(idle.commands) / idle.ms) * loaded.ms) / created;
     const topCommands = [...loaded.commands.entries()]
       .sort((a, b) => b[1] - a[1])
@@ -208,6 +221,7 @@ export async function pipelineScenario(opts: { quick: boolean }): Promise<Row[]>
         `[bench]   CPU ms/task gross:    ${detail(gross)}\n` +
         `[bench]   CPU ms/task marginal: ${detail(marginal)}\n` +
         `[bench]   CPU at rest (% of a core): ${idleDetail}\n` +
+        `[bench]   write system calls/task, marginal: ${writesDetail}\n` +
         `[bench]   Redis commands/task ${round(commandsPerTask, 1)}: ${topCommands}\n` +
         `[bench]   Postgres per task: ${pgDetail}\n` +
         `[bench]   media copies afterwards, ${round(copies.ms / 1000, 1)} s, CPU ms/task marginal: ${copyDetail}\n`,

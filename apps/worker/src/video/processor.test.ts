@@ -226,6 +226,27 @@ describe('video processor against the simulator', () => {
     }
   });
 
+  it('starts a pending task in the statement that marks its submit', async () => {
+    const id = await h.createTask();
+    const row = await settled(id);
+    expect(row.status).toBe('succeeded');
+    // one write set both: the task was never processing without a submit on its way
+    expect(row.startedAt).toEqual(row.submitStartedAt);
+    expect(row.upstreamChannel).toBe('sim');
+  });
+
+  it('submits once a task that another run started without marking its submit', async () => {
+    const id = await h.createTask({ enqueue: false });
+    await startTask(h.database.db, id);
+    const started = (await getTask(h.database.db, id))!.startedAt!;
+    await enqueueVideoTask(h.queue, { taskId: id });
+    const row = await settled(id);
+    expect(row.status).toBe('succeeded');
+    expect(row.startedAt).toEqual(started);
+    expect(row.submitStartedAt!.getTime()).toBeGreaterThanOrEqual(started.getTime());
+    expect((await sim.stats()).video.submitted).toBe(1);
+  });
+
   it('resumes a task that already has an upstream id without submitting again', async () => {
     const id = await h.createTask({ enqueue: false });
     const upstreamId = await submitSimVideo(sim.url);

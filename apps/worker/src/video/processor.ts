@@ -8,17 +8,7 @@ import type { ChannelPool, DashScopeVideoClient } from '@mediagate/shared/upstre
 import { observedVideoClient } from './observe';
 import { pollPhase } from './poll';
 import { FixedPollScheduler, type PollScheduler } from './poll-scheduler';
-import { startPhase } from './start';
-import {
-  driveStep,
-  ended,
-  endedElsewhere,
-  type FinalStep,
-  type PhaseDeps,
-  reject,
-  type Step,
-  type VideoJob,
-} from './step';
+import { driveStep, ended, endedElsewhere, type PhaseDeps, reject, type Step, type VideoJob } from './step';
 import { submitPhase } from './submit';
 import type { UpstreamLimiter } from './upstream-limiter';
 
@@ -44,8 +34,8 @@ export interface VideoProcessorDeps {
 }
 
 /**
- * One run of a video job: reads the task row, runs the phase its state calls for (start, submit
- * once, poll once), and hands the phase's step to the driver (wait as a delayed job, retry after a
+ * One run of a video job: reads the task row, runs the phase its state calls for (start and
+ * submit once, or poll once), and hands the phase's step to the driver (wait as a delayed job, retry after a
  * backoff, end, or reject the job for good). Every run reads the row first, so a job that runs again
  * after a crash, a Redis loss or a duplicate enqueue resumes from what Postgres says and never
  * submits a task that already has (or may have) an upstream id.
@@ -62,18 +52,11 @@ export function createVideoProcessor(deps: VideoProcessorDeps) {
     lifecycle: deps.lifecycle,
   };
 
-  /** Runs the phase the task's state calls for, and the next one when it says so. */
-  const phase = async (row: TaskRow, log: Logger): Promise<FinalStep> => {
-    const step: Step =
-      row.status === 'pending'
-        ? await startPhase(phases, row, log)
-        : row.upstreamTaskId
-          ? await pollPhase(phases, row, row.upstreamTaskId, log)
-          : await submitPhase(phases, row, log);
-    return step.kind === 'next' ? phase(step.row, log) : step;
-  };
+  /** Runs the phase the task's state calls for (a pending task is started by its submit's mark). */
+  const phase = (row: TaskRow, log: Logger): Promise<Step> =>
+    row.upstreamTaskId ? pollPhase(phases, row, row.upstreamTaskId, log) : submitPhase(phases, row, log);
 
-  const run = async (row: TaskRow | null, log: Logger): Promise<FinalStep> => {
+  const run = async (row: TaskRow | null, log: Logger): Promise<Step> => {
     if (!row) return ended(null);
     if (isTerminal(row.status)) return endedElsewhere();
     if (row.deadlineAt.getTime() <= Date.now()) {

@@ -27,23 +27,18 @@ export interface PhaseDeps {
  * upstream call failed; run again after a backoff. `ended`: the job is done (`row`: the terminal
  * move this run made, or null; `elsewhere`: another process ended the task, or moved it on, first). `reject`: the job can never
  * run (a malformed payload, a task row that cannot be read): it fails for good, without a retry.
- * `next`: go on to the next phase with `row` in the same run.
  */
 export type Step =
   | { kind: 'wait'; ms: number; answered?: boolean }
   | { kind: 'retry'; err: UpstreamError }
   | { kind: 'ended'; row: TaskRow | null; elsewhere?: boolean }
-  | { kind: 'reject'; reason: string }
-  | { kind: 'next'; row: TaskRow };
+  | { kind: 'reject'; reason: string };
 
-/** A step that ends the run (every kind but `next`). */
-export type FinalStep = Exclude<Step, { kind: 'next' }>;
-
-export const wait = (ms: number, answered?: boolean): FinalStep => ({ kind: 'wait', ms, answered });
-export const retry = (err: UpstreamError): FinalStep => ({ kind: 'retry', err });
-export const ended = (row: TaskRow | null): FinalStep => ({ kind: 'ended', row });
-export const endedElsewhere = (): FinalStep => ({ kind: 'ended', row: null, elsewhere: true });
-export const reject = (reason: string): FinalStep => ({ kind: 'reject', reason });
+export const wait = (ms: number, answered?: boolean): Step => ({ kind: 'wait', ms, answered });
+export const retry = (err: UpstreamError): Step => ({ kind: 'retry', err });
+export const ended = (row: TaskRow | null): Step => ({ kind: 'ended', row });
+export const endedElsewhere = (): Step => ({ kind: 'ended', row: null, elsewhere: true });
+export const reject = (reason: string): Step => ({ kind: 'reject', reason });
 
 export type VideoJob = Job<JobPayload<'video.run'> & { upstreamRetries?: number }>;
 
@@ -61,7 +56,7 @@ export interface StepDriverConfig {
 export async function driveStep(
   job: VideoJob,
   token: string | undefined,
-  step: FinalStep,
+  step: Step,
   ctx: { deadline?: Date; config: StepDriverConfig; log: Logger },
 ): Promise<void> {
   switch (step.kind) {

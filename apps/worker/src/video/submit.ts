@@ -2,7 +2,7 @@ import type { VideoModel } from '@mediagate/shared/catalog';
 import type { TaskRow } from '@mediagate/shared/db';
 import { UpstreamError } from '@mediagate/shared/errors';
 import type { Logger } from '@mediagate/shared/log';
-import { clearSubmitStarted, markSubmitStarted, recordUpstreamTask } from '@mediagate/shared/tasks';
+import { clearSubmitStarted, getTask, markSubmitStarted, recordUpstreamTask } from '@mediagate/shared/tasks';
 import { type ChannelConfig, shouldFailOver, type VideoSubmission } from '@mediagate/shared/upstream';
 import { z } from 'zod';
 import { ended, endedElsewhere, type PhaseDeps, reject, retry, type Step, wait } from './step';
@@ -48,10 +48,11 @@ class SubmitHalted extends Error {
 }
 
 /**
- * The submit phase of a processing task with no upstream id: builds the submission, then sends it
- * at most once per channel through the channel pool's fail-over, marking the task before each
- * send, and stores the upstream id the accepting channel returned. A task whose earlier submit
- * left a mark and no id fails rather than risk a second upstream task.
+ * The submit phase of a task with no upstream id (pending, or processing): builds the submission,
+ * then sends it at most once per channel through the channel pool's fail-over, marking the task
+ * before each send (a pending task is started by the same statement), and stores the upstream id
+ * the accepting channel returned. A task whose earlier submit left a mark and no id fails rather
+ * than risk a second upstream task.
  */
 export async function submitPhase(deps: PhaseDeps, row: TaskRow, log: Logger): Promise<Step> {
   if (row.submitStartedAt) {
@@ -91,10 +92,26 @@ export async function submitPhase(deps: PhaseDeps, row: TaskRow, log: Logger): P
   // what the pool's fail-over saw: the last failure it moved on from, and one it stopped at
   let failedOver: UpstreamError | undefined;
   let refusedBy: UpstreamError | undefined;
+  // the task as this run last moved it: a pending task is started by its first submit mark
+  let current = row;
+  const mark = async (channel: string): Promise<boolean> => {
+    if (current.status === 'pending') {
+      const started = await deps.lifecycle.start(current, { submitOn: channel });
+      if (started) {
+        current = started;
+        return true;
+      }
+      // another run started it first (it is submitting, or it left the mark to this run), or it ended
+      const now = await getTask(deps.db, current.id);
+      if (now?.status !== 'processing') return false;
+      current = now;
+    }
+    return markSubmitStarted(deps.db, current.id, channel);
+  };
   const submitOn = async (channel: ChannelConfig) => {
     const ms = await deps.limiter.take('submit', channel.name);
     if (ms > 0) throw new SubmitHalted(wait(ms));
-    if (!(await markSubmitStarted(deps.db, row.id, channel.name))) throw new SubmitHalted(endedElsewhere());
+    if (!(await mark(channel.name))) throw new SubmitHalted(endedElsewhere());
     try {
       return { channel: channel.name, ...(await deps.client.submit(channel, submission)) };
     } catch (err) {
@@ -123,7 +140,7 @@ export async function submitPhase(deps: PhaseDeps, row: TaskRow, log: Logger): P
   }
   await storeUpstreamId(deps, row.id, accepted.taskId, accepted.channel, log);
   log.info({ upstreamTaskId: accepted.taskId, channel: accepted.channel }, 'submitted upstream');
-  return wait(await deps.polls.first(row, accepted.channel), true);
+  return wait(await deps.polls.first(current, accepted.channel), true);
 }
 
 /** A channel answered in a way that ends the submit there (no fail-over). */

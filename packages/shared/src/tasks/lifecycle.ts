@@ -98,9 +98,9 @@ export function countTaskMove(metrics: Metrics | undefined, row: TaskRow): void 
 export class TaskLifecycle {
   constructor(private readonly deps: TaskLifecycleDeps) {}
 
-  /** pending → processing. */
-  async start(row: TaskRow): Promise<TaskRow | null> {
-    const moved = await startTask(this.deps.db, row);
+  /** pending → processing; with `submitOn`, the submit mark on that channel in the same statement. */
+  async start(row: TaskRow, opts: { submitOn?: string } = {}): Promise<TaskRow | null> {
+    const moved = await startTask(this.deps.db, row, opts);
     if (moved || callbackUrlOf(row.metadata)) await this.enqueueCallbacks(row.id, moved);
     return this.announce(moved);
   }

@@ -129,18 +129,32 @@ const rowOf = (db: DbOrTx, task: TaskRow | string) => (typeof task === 'string' 
  * pending → processing, with its `video.processing` callback outbox row (when the account opted
  * in), in one statement. Null when the task was not pending. Pass the task's row as last read
  * (the worker has it) to save reading it again; only its immutable fields are used.
+ *
+ * With `submitOn`, the same statement also sets the submit mark for that channel (see
+ * markSubmitStarted): the worker starts a task when it is about to send its submit, so the two
+ * writes the submit needs first are one.
  */
-export async function startTask(db: DbOrTx, task: TaskRow | string): Promise<TaskTransition | null> {
+export async function startTask(
+  db: DbOrTx,
+  task: TaskRow | string,
+  opts: { submitOn?: string } = {},
+): Promise<TaskTransition | null> {
   const current = await rowOf(db, task);
   if (!current) return null;
   const now = new Date();
   const at = now.toISOString();
   const moved: TaskRow = { ...current, status: 'processing', startedAt: now, progress: 0, updatedAt: now };
+  const mark =
+    opts.submitOn === undefined
+      ? sql``
+      : sql`, submit_started_at = ${at}::timestamptz, upstream_channel = ${opts.submitOn}::text`;
+  const unmarked =
+    opts.submitOn === undefined ? sql`` : sql` and upstream_task_id is null and submit_started_at is null`;
   // Written out rather than built with the update builder: this runs twice per task, and
   // building the builder's statement was the largest cost in the worker's profile.
   const move = sql`update tasks set status = 'processing', progress = 0, started_at = ${at}::timestamptz,
-            updated_at = ${at}::timestamptz
-          where id = ${current.id} and status = 'pending' returning *`;
+            updated_at = ${at}::timestamptz${mark}
+          where id = ${current.id} and status = 'pending'${unmarked} returning *`;
   return runMove(db, move, { outbox: taskEventInsert(moved, 'video.processing', now, 't') });
 }
 
