@@ -3,7 +3,7 @@ import type { Database } from '../db/client';
 import { ConcurrencyLimitError, InsufficientQuotaError, PermissionDeniedError } from '../errors';
 import { openTestDatabase } from '../testing/services';
 import { chargeForCall, findLedgerMismatches, refundCall } from './ledger';
-import { createUsageRecorder, finishUsage, listLedger, listUsage } from './statements';
+import { createUsageRecorder, finishUsage, finishUsageBatch, listLedger, listUsage } from './statements';
 import { recordTopUp, TopUpTooSmallError, UnknownAccountError } from './topups';
 
 let database: Database;
@@ -180,6 +180,44 @@ describe('usage records', () => {
       'bad-1': 'failed',
     });
   });
+  it('finishes calls whose request ids hold quotes, commas and braces, each through the request index', async () => {
+    const { accountId } = await account(10_000);
+    const ids = ['r,1', 'r"2', 'r{3}', "r'4", 'r\\5', 'r 6', 'NULL'];
+    for (const [i, requestId] of ids.entries()) {
+      await charge({ accountId, amountMicroUsd: 10, ref: `odd-${i}`, requestId });
+    }
+    // the statement the batch sends, kept to be explained below
+    let sent: { text: string; values: unknown[] } | undefined;
+    const query = database.pool.query.bind(database.pool);
+    const spy = jest.spyOn(database.pool, 'query').mockImplementation(((...args: unknown[]) => {
+      const q = args[0] as { text?: string; values?: unknown[] };
+      if (q?.text?.includes('update usage_records'))
+        sent = { text: q.text, values: q.values ?? (args[1] as unknown[]) ?? [] };
+      return (query as (...a: unknown[]) => unknown)(...args);
+    }) as never);
+    try {
+      await finishUsageBatch(
+        database.db,
+        ids.map((requestId, i) => ({ accountId, requestId, latencyMs: 100 + i, ok: true })),
+      );
+    } finally {
+      spy.mockRestore();
+    }
+    const { data } = await listUsage(database.db, accountId, { limit: 10 });
+    expect(Object.fromEntries(data.map((u) => [u.ref, [u.latencyMs, u.outcome]]))).toEqual(
+      Object.fromEntries(ids.map((_, i) => [`odd-${i}`, [100 + i, 'succeeded']])),
+    );
+    // the batch is planned as a few rows looked up by request id: with a table of some thousands
+    // of rows (a record set of unknown size was planned as a scan of the whole table)
+    await database.pool.query(
+      `insert into usage_records (account_id, ref, cost_micro_usd, request_id)
+         select $1, 'bulk-' || g, 1, 'bulk-req-' || g from generate_series(1, 5000) g`,
+      [accountId],
+    );
+    await database.pool.query('analyze usage_records');
+    const { rows } = await database.pool.query(`explain ${sent!.text}`, sent!.values);
+    expect(rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/usage_records_request_idx/);
+  });
 });
 
 describe('usage recorder', () => {
@@ -193,7 +231,8 @@ describe('usage recorder', () => {
     let writes = 0;
     const statements = database.pool.query.bind(database.pool);
     const spy = jest.spyOn(database.pool, 'query').mockImplementation(((...args: unknown[]) => {
-      if (String((args[0] as { text?: string })?.text ?? args[0]).includes('json_to_recordset')) writes += 1;
+      if (String((args[0] as { text?: string })?.text ?? args[0]).includes('update usage_records'))
+        writes += 1;
       return (statements as (...a: unknown[]) => unknown)(...args);
     }) as never);
     const errors: unknown[] = [];
