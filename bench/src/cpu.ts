@@ -152,5 +152,10 @@ export async function postgresCounts(database: Database): Promise<Map<string, nu
     out.set(`${t.relname}.seq_tup_read`, Number(t.seq_tup_read));
     out.set(`${t.relname}.idx_scan`, Number(t.idx_scan));
   }
+  // per index: the entries its scans read (a scan that reads more as a table grows shows here)
+  const indexes = await database.pool.query<{ indexrelname: string; idx_tup_read: string }>(
+    `select indexrelname, idx_tup_read from pg_stat_user_indexes`,
+  );
+  for (const i of indexes.rows) out.set(`${i.indexrelname}.idx_tup_read`, Number(i.idx_tup_read));
   return out;
 }

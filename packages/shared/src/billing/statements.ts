@@ -142,9 +142,11 @@ export async function finishUsage(db: DbOrTx, call: FinishedCall): Promise<void>
 }
 
 /**
- * finishUsage for many calls in one statement. The calls arrive as parallel arrays (`unnest`), which
- * the planner counts as a few rows, so each is found through the request index; a JSON record set
- * counts as 100 and made a table of a few thousand rows be scanned whole on every batch.
+ * finishUsage for many calls in one statement, each call found through the request index. The
+ * calls arrive as parallel arrays (`unnest`), which the planner counts as a few rows (a JSON record
+ * set counts as 100, and a table of a few thousand rows was scanned whole on every batch). The
+ * account is compared with `is not distinct from`, which no index serves: before the table's first
+ * statistics the planner otherwise also scanned the account index, every row of the account.
  */
 export async function finishUsageBatch(db: DbOrTx, calls: readonly FinishedCall[]): Promise<void> {
   if (calls.length === 0) return;
@@ -159,7 +161,7 @@ export async function finishUsageBatch(db: DbOrTx, calls: readonly FinishedCall[
     from unnest(${sql.param(requestIds)}::text[], ${sql.param(accountIds)}::text[],
                 ${sql.param(latencies)}::int[], ${sql.param(oks)}::boolean[])
       as v(request_id, account_id, latency_ms, ok)
-    where u.request_id = v.request_id and u.account_id = v.account_id`);
+    where u.request_id = v.request_id and u.account_id is not distinct from v.account_id`);
 }
 
 /**
