@@ -82,6 +82,12 @@ export function createMetrics(opts: {
       labelNames: ['vendor', 'channel', 'code'] as const,
       registers,
     }),
+    upstreamLateSlots: new Counter({
+      name: 'mediagate_upstream_query_slots_late_total',
+      help: 'Upstream query slots left unused because the wait for them ended more than half a slot late, by channel',
+      labelNames: ['channel'] as const,
+      registers,
+    }),
     callbackAttempts: new Counter({
       name: 'mediagate_callback_attempts_total',
       help: 'Webhook delivery attempts by outcome (delivered, retry, failed, gone)',

@@ -1,6 +1,11 @@
+import { createMetrics, type Metrics } from '@mediagate/shared/metrics';
 import { createRedis, type RedisClient } from '@mediagate/shared/queue';
 import { testQueuePrefix, testServiceUrls } from '@mediagate/shared/testing';
 import { PollBudget } from './poll-budget';
+
+/** the slots counted as left unused, by channel */
+const lateSlots = async (metrics: Metrics) =>
+  (await metrics.upstreamLateSlots.get()).values.map((v) => [v.labels.channel, v.value]);
 
 let redis: RedisClient;
 beforeAll(async () => {
@@ -31,14 +36,18 @@ describe('PollBudget.acquire (every query, fleet-wide)', () => {
     const config = { queriesPerSecond: 2, plannedShare: 1, headroom: 0 };
     // 500 ms slots; the first wait of the late budget ends 400 ms after its slot (more than half a slot)
     let oversleep = 400;
-    const late = new PollBudget(redis, prefix, config, async (ms) => {
-      await new Promise((r) => setTimeout(r, ms + oversleep));
-      oversleep = 0;
+    const metrics = createMetrics({ service: 'poll-budget-test', defaultMetrics: false });
+    const late = new PollBudget(redis, prefix, config, {
+      sleep: async (ms) => {
+        await new Promise((r) => setTimeout(r, ms + oversleep));
+        oversleep = 0;
+      },
+      metrics,
     });
     const onTime = new PollBudget(redis, prefix, config);
     expect(await onTime.acquire('ch', 5_000)).toBe(0);
     expect(await late.acquire('ch', 5_000)).toBe(0);
-    expect(late.lateRetakes).toBe(1);
+    expect(await lateSlots(metrics)).toEqual([['ch', 1]]);
     // three slots taken on the shared calendar (the on-time one, the overslept one, the retaken one):
     // the next free slot is the fourth, 1.5 s after the first
     const next = await onTime.reserve('ch', 5_000);
@@ -48,16 +57,17 @@ describe('PollBudget.acquire (every query, fleet-wide)', () => {
   });
 
   it('sends anyway after two late retakes, rather than wait forever on a slow event loop', async () => {
+    const metrics = createMetrics({ service: 'poll-budget-test', defaultMetrics: false });
     const budget = new PollBudget(
       redis,
       testQueuePrefix(),
       { queriesPerSecond: 20, plannedShare: 1, headroom: 0 },
-      (ms) => new Promise((r) => setTimeout(r, ms + 40)),
+      { sleep: (ms) => new Promise((r) => setTimeout(r, ms + 40)), metrics },
     );
     await budget.acquire('ch', 5_000);
     // the first acquire waits nothing (its slot is now); each later one oversleeps every wait
     expect(await budget.acquire('ch', 5_000)).toBe(0);
-    expect(budget.lateRetakes).toBe(2);
+    expect(await lateSlots(metrics)).toEqual([['ch', 2]]);
   });
 
   it('waits for its slot before answering', async () => {

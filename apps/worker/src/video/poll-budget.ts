@@ -1,3 +1,4 @@
+import type { Metrics } from '@mediagate/shared/metrics';
 import type { RedisClient } from '@mediagate/shared/queue';
 
 /**
@@ -40,6 +41,8 @@ for i = 0, scan do
 end
 return (sec + scan + 1) * 1000 - now`;
 
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
 /** how many times one acquire leaves a late slot unused before it sends anyway */
 const LATE_RETAKES = 2;
 
@@ -67,15 +70,16 @@ export class PollBudget {
   private readonly intervalUs: number;
   private readonly plannedPerSecond: number;
 
-  /** slots left unused because their wait ended too late (see acquire) */
-  lateRetakes = 0;
-
   constructor(
     private readonly redis: RedisClient,
     private readonly prefix: string,
     readonly config: PollBudgetConfig,
-    /** how a wait for a slot is slept (tests make it late) */
-    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+    private readonly opts: {
+      /** how a wait for a slot is slept (tests make it late) */
+      sleep?: (ms: number) => Promise<void>;
+      /** slots left unused are counted here, by channel */
+      metrics?: Pick<Metrics, 'upstreamLateSlots'>;
+    } = {},
   ) {
     const qps = config.queriesPerSecond;
     this.intervalUs = qps > 0 ? Math.ceil(1_000_000 / (qps * (1 - config.headroom))) : 0;
@@ -102,10 +106,10 @@ export class PollBudget {
       const { waitUs } = await this.reserve(channel, maxWaitMs);
       if (waitUs < 0) return Math.max(1, Math.ceil((-waitUs - 1) / 1000));
       const due = performance.now() + waitUs / 1000;
-      if (waitUs > 0) await this.sleep(Math.ceil(waitUs / 1000));
+      if (waitUs > 0) await (this.opts.sleep ?? sleep)(Math.ceil(waitUs / 1000));
       const lateMs = performance.now() - due;
       if (lateMs <= this.intervalUs / 2000 || retakes === LATE_RETAKES) return 0;
-      this.lateRetakes += 1;
+      this.opts.metrics?.upstreamLateSlots.inc({ channel });
     }
   }
 

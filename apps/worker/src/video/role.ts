@@ -66,11 +66,16 @@ export function startVideoRole(deps: VideoRoleDeps): VideoRole {
   const client = new DashScopeVideoClient(agent);
   const adaptive = config.VIDEO_POLL_SCHEDULER === 'adaptive';
   const sweeping = adaptive && config.VIDEO_POLL_SWEEP_INTERVAL_MS > 0;
-  const budget = new PollBudget(redis, prefix, {
-    queriesPerSecond: config.UPSTREAM_POLL_QPS,
-    plannedShare: config.VIDEO_POLL_PLANNED_SHARE ?? (sweeping ? 0.25 : 1),
-    headroom: POLL_HEADROOM,
-  });
+  const budget = new PollBudget(
+    redis,
+    prefix,
+    {
+      queriesPerSecond: config.UPSTREAM_POLL_QPS,
+      plannedShare: config.VIDEO_POLL_PLANNED_SHARE ?? (sweeping ? 0.25 : 1),
+      headroom: POLL_HEADROOM,
+    },
+    { metrics: deps.metrics },
+  );
   const durations = new TaskDurations(redis, prefix);
   const polls = adaptive
     ? new AdaptivePollScheduler(
