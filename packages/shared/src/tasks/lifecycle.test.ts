@@ -9,10 +9,11 @@ import { getTaskMedia } from '../media/task-media';
 import { createMetrics, type Metrics } from '../metrics';
 import { createCallbacksQueue } from '../queue/callbacks-queue';
 import { createRedis, type RedisClient } from '../queue/connection';
-import { testQueuePrefix, testServiceUrls } from '../testing';
+import { testQueuePrefix, testServiceUrls, waitFor } from '../testing';
 import { openTestDatabase } from '../testing/services';
 import { enqueueNewDeliveries, enqueueTaskCallbacks } from '../webhooks/enqueue';
 import { listTaskDeliveries } from '../webhooks/outbox';
+import { updateWebhookEvents } from '../webhooks/settings';
 import { TaskLifecycle, type TaskLifecycleDeps } from './lifecycle';
 import {
   clearSubmitStarted,
@@ -50,11 +51,13 @@ afterEach(async () => {
 });
 
 const PRICE = 250_000;
-async function newTask(opts: { callback?: boolean } = {}): Promise<TaskRow> {
+async function newTask(
+  opts: { callback?: boolean; account?: { accountId: string; key: { id: string } } } = {},
+): Promise<TaskRow> {
   return createVideoTask(database.db, {
     id: newTaskId(),
-    accountId,
-    apiKeyId: keyId,
+    accountId: opts.account?.accountId ?? accountId,
+    apiKeyId: opts.account?.key.id ?? keyId,
     model: 'wan2.6-i2v-flash-5s-720p',
     prompt: 'a cat',
     metadata: {
@@ -206,6 +209,43 @@ describe('TaskLifecycle', () => {
     steps.length = 0;
     expect(await lifecycle.start(other)).toBeNull();
     expect(steps).toEqual(['enqueue pending (task processing)']);
+  });
+
+  it('starts a task with its submit mark without waiting for its deliveries to reach Redis', async () => {
+    const optedIn = await createAccount(database.db, {
+      email: 'lifecycle-processing@example.test',
+      initialCreditMicroUsd: 10_000_000,
+    });
+    await updateWebhookEvents(database.db, optedIn.accountId, { sendProcessing: true });
+    const task = await newTask({ account: optedIn });
+    // Redis answers the enqueue only once the gate opens (a slow or stalled Redis)
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const handed: string[] = [];
+    const { lifecycle, steps } = recorded({
+      callbacks: {
+        enqueueNew: async (ids) => {
+          handed.push(...ids);
+          await gate;
+          return enqueueNewDeliveries(queue, ids);
+        },
+        enqueueForTask: (taskId) => enqueueTaskCallbacks(database.db, queue, taskId),
+      },
+    });
+    const started = await lifecycle.start(task, { submitOn: 'sim' });
+    expect(started).toMatchObject({ status: 'processing', upstreamChannel: 'sim' });
+    expect(started!.submitStartedAt).toEqual(started!.startedAt);
+    expect(steps).toEqual(['publish processing']);
+    const [delivery] = await listTaskDeliveries(database.db, task.id);
+    expect(delivery?.eventType).toBe('video.processing');
+    expect(handed).toEqual([delivery!.id]);
+    expect(await jobState(delivery!.id)).toBe('unknown');
+    open();
+    await waitFor(async () => ['waiting', 'delayed', 'active'].includes(await jobState(delivery!.id)), {
+      what: 'the processing delivery to be enqueued',
+    });
   });
 
   it('times a task out with code timeout, refunded', async () => {

@@ -98,10 +98,18 @@ export function countTaskMove(metrics: Metrics | undefined, row: TaskRow): void 
 export class TaskLifecycle {
   constructor(private readonly deps: TaskLifecycleDeps) {}
 
-  /** pending → processing; with `submitOn`, the submit mark on that channel in the same statement. */
+  /**
+   * pending → processing. With `submitOn`, the same statement marks the task's submit on that
+   * channel, and the start's deliveries are handed over without waiting for Redis: the submit must
+   * go out as soon as its mark commits, since a crash between the two fails the task as an
+   * interrupted submit (what is not handed over, the reconciler hands over).
+   */
   async start(row: TaskRow, opts: { submitOn?: string } = {}): Promise<TaskRow | null> {
     const moved = await startTask(this.deps.db, row, opts);
-    if (moved || callbackUrlOf(row.metadata)) await this.enqueueCallbacks(row.id, moved);
+    if (moved || callbackUrlOf(row.metadata)) {
+      const handed = this.enqueueCallbacks(row.id, moved);
+      if (opts.submitOn === undefined) await handed;
+    }
     return this.announce(moved);
   }
 
