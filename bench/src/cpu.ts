@@ -77,12 +77,7 @@ export async function cpuSnapshot(
 }
 
 /** CPU ms per group between two snapshots; a process that appeared in between counts whole. */
-export async function cpuBetween(
-  before: CpuSnapshot,
-  procs: Array<{ name: string; pid: number }>,
-  database: Database,
-): Promise<Map<string, number>> {
-  const after = await cpuSnapshot(procs, database);
+export function cpuBetween(before: CpuSnapshot, after: CpuSnapshot): Map<string, number> {
   const out = groupDeltas(before.byGroup, after.byGroup);
   const bench = process.cpuUsage(before.bench);
   out.set('bench', (bench.user + bench.system) / 1000);

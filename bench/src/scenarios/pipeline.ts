@@ -106,7 +106,7 @@ export async function pipelineScenario(opts: { quick: boolean }): Promise<Row[]>
       at: number;
     }) => {
       const after = await measure();
-      const cpu = await cpuBetween(before.cpu, procs(), e.database);
+      const cpu = cpuBetween(before.cpu, after.cpu);
       cpu.set('redis', after.redisCpu - before.redisCpu);
       const writes = writesBetween(before.cpu, after.cpu);
       writes.set('redis', after.redisWrites - before.redisWrites);
@@ -205,11 +205,11 @@ export async function pipelineScenario(opts: { quick: boolean }): Promise<Row[]>
     const copies = await between(copyStart);
     await mediaQueue.close();
     const perTask = (v: number) => round(v / created, 2);
+    /** what the fleet spends at rest, in `m`'s unit, over `ms` */
+    const atRest = (m: Map<string, number>, key: string, ms: number) => ((m.get(key) ?? 0) / idle.ms) * ms;
     const groups = [...loaded.cpu.keys()].sort((a, b) => loaded.cpu.get(b)! - loaded.cpu.get(a)!);
     const gross = new Map(groups.map((g) => [g, loaded.cpu.get(g)!]));
-    const marginal = new Map(
-      groups.map((g) => [g, gross.get(g)! - ((idle.cpu.get(g) ?? 0) / idle.ms) * loaded.ms]),
-    );
+    const marginal = new Map(groups.map((g) => [g, gross.get(g)! - atRest(idle.cpu, g, loaded.ms)]));
     const sum = (m: Map<string, number>, skip?: string) =>
       [...m.entries()].filter(([k]) => k !== skip).reduce((a, [, v]) => a + v, 0);
     const detail = (m: Map<string, number>) => groups.map((g) => `${g} ${perTask(m.get(g)!)}`).join(', ');
@@ -217,21 +217,16 @@ export async function pipelineScenario(opts: { quick: boolean }): Promise<Row[]>
       .map((g) => `${g} ${round(((idle.cpu.get(g) ?? 0) / idle.ms) * 100, 1)}%`)
       .join(', ');
     const writesDetail = groups
-      .map((g) => {
-        const w = (loaded.writes.get(g) ?? 0) - ((idle.writes.get(g) ?? 0) / idle.ms) * loaded.ms;
-        return `${g} ${perTask(w)}`;
-      })
+      .map((g) => `${g} ${perTask((loaded.writes.get(g) ?? 0) - atRest(idle.writes, g, loaded.ms))}`)
       .join(', ');
     const commandsPerTask = (sum(loaded.commands) - (sum(idle.commands) / idle.ms) * loaded.ms) / created;
     const topCommands = [...loaded.commands.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, 8)
-      .map(([c, k]) => `${c} ${perTask(k - ((idle.commands.get(c) ?? 0) / idle.ms) * loaded.ms)}`)
+      .map(([c, k]) => `${c} ${perTask(k - atRest(idle.commands, c, loaded.ms))}`)
       .join(', ');
     const copyGroups = [...copies.cpu.entries()].filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
-    const copyMarginal = copyGroups.map(
-      ([g, v]) => [g, v - ((idle.cpu.get(g) ?? 0) / idle.ms) * copies.ms] as const,
-    );
+    const copyMarginal = copyGroups.map(([g, v]) => [g, v - atRest(idle.cpu, g, copies.ms)] as const);
     const copyTotal = copyMarginal.reduce((a, [g, v]) => a + (g === 'redis' ? 0 : v), 0);
     // every succeeded task's video is copied, the warm-up's too
     const perCopy = (v: number) => round(v / Math.max(1, ok), 2);

@@ -150,8 +150,8 @@ export async function startTask(
       : sql`, submit_started_at = ${at}::timestamptz, upstream_channel = ${opts.submitOn}::text`;
   const unmarked =
     opts.submitOn === undefined ? sql`` : sql` and upstream_task_id is null and submit_started_at is null`;
-  // Written out rather than built with the update builder: this runs twice per task, and
-  // building the builder's statement was the largest cost in the worker's profile.
+  // Written out rather than built with the update builder: this runs once per task, and building
+  // the builder's statement was the largest cost in the worker's profile.
   const move = sql`update tasks set status = 'processing', progress = 0, started_at = ${at}::timestamptz,
             updated_at = ${at}::timestamptz${mark}
           where id = ${current.id} and status = 'pending'${unmarked} returning *`;
