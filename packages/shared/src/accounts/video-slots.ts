@@ -11,10 +11,13 @@ import { type SQL, sql } from 'drizzle-orm';
 /** The SET clause that takes a slot, for an `update accounts` statement. */
 export const takeVideoSlot: SQL = sql`active_video_tasks = active_video_tasks + 1`;
 
-/** The condition that a slot is free when at most `max` may be taken (always true without a limit). */
-export function videoSlotFree(max: number | undefined, accountAlias = ''): SQL {
-  if (max === undefined) return sql`true`;
-  return sql`${sql.raw(accountAlias ? `${accountAlias}.` : '')}active_video_tasks < ${max}::int`;
+/**
+ * The condition that a slot is free when at most `max` may be taken (a value or a placeholder;
+ * null: no limit, always true).
+ */
+export function videoSlotFree(max: unknown, accountAlias = ''): SQL {
+  const column = sql.raw(accountAlias ? `${accountAlias}.active_video_tasks` : 'active_video_tasks');
+  return sql`(${max}::int is null or ${column} < ${max}::int)`;
 }
 
 /** The statement that gives back a slot of the account `accountId` (a value or a subquery). */

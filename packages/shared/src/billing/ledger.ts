@@ -45,11 +45,64 @@ export interface ChargeArgs {
  * when the charge applies; it may read the `acct` CTE); the statement returns its `returning`
  * rows, or one row `charged` without it.
  */
-export function chargeStatement(args: ChargeArgs, also?: { name: string; sql: SQL }): SQL {
-  const amount = args.amountMicroUsd;
-  const max = args.videoSlot?.max;
-  const keyId = args.keyId ?? null;
-  const model = args.model ?? null;
+export function chargeStatement(args: ChargeArgs, also?: ChargeAlso): SQL {
+  return chargeSql(chargeValues(args), chargeShape(args), also);
+}
+
+/** The caller's write added to a charge statement (see chargeStatement). */
+export interface ChargeAlso {
+  name: string;
+  sql: SQL;
+}
+
+/**
+ * What a charge writes, each a value or, in a statement template (db/template.ts), the
+ * placeholder of one: the statement never computes on them.
+ */
+export interface ChargeValues {
+  accountId: unknown;
+  amountMicroUsd: unknown;
+  ref: unknown;
+  /** null without a key */
+  keyId: unknown;
+  /** null without a model */
+  model: unknown;
+  units: unknown;
+  /** null without a request id */
+  requestId: unknown;
+  /** null: no limit on the account's unfinished video tasks */
+  maxActive: unknown;
+}
+
+/** What changes the text of a charge statement. */
+export interface ChargeShape {
+  videoSlot: boolean;
+  settlesLater: boolean;
+}
+
+/** The values of a charge of `args`, as chargeSql takes them. */
+export function chargeValues(args: ChargeArgs): ChargeValues {
+  return {
+    accountId: args.accountId,
+    amountMicroUsd: args.amountMicroUsd,
+    ref: args.ref,
+    keyId: args.keyId ?? null,
+    model: args.model ?? null,
+    units: args.units ?? 1,
+    requestId: args.requestId ?? null,
+    maxActive: args.videoSlot?.max ?? null,
+  };
+}
+
+export const chargeShape = (args: ChargeArgs): ChargeShape => ({
+  videoSlot: args.videoSlot !== undefined,
+  settlesLater: args.settlesLater === true,
+});
+
+/** chargeStatement written from its values and shape (see ChargeValues). */
+export function chargeSql(v: ChargeValues, shape: ChargeShape, also?: ChargeAlso): SQL {
+  const amount = v.amountMicroUsd;
+  const { keyId, model } = v;
   // the arms of a CASE over the key row `kk` that name why it refuses this charge: permission
   // comes before money, so a key that may not use the model hears so whatever the balance
   const modelRefusal = sql`
@@ -67,28 +120,28 @@ export function chargeStatement(args: ChargeArgs, also?: { name: string; sql: SQ
     with acct as (
       update accounts
       set balance_micro_usd = balance_micro_usd - ${amount}::bigint,
-          ${args.videoSlot ? sql`${takeVideoSlot},` : sql``}
+          ${shape.videoSlot ? sql`${takeVideoSlot},` : sql``}
           updated_at = now()
-      where id = ${args.accountId} and balance_micro_usd >= ${amount}::bigint
-        and ${videoSlotFree(max)}
+      where id = ${v.accountId} and balance_micro_usd >= ${amount}::bigint
+        and ${videoSlotFree(v.maxActive)}
       returning id
     ), k as (
       update api_keys
       set used_micro_usd = used_micro_usd + ${amount}::bigint, last_used_at = now()
-      where id = ${keyId}::text and account_id = ${args.accountId}
+      where id = ${keyId}::text and account_id = ${v.accountId}
         and exists (select 1 from acct)
         and (allowed_models is null or ${model}::text is null or ${model}::text = any(allowed_models))
         and (quota_micro_usd is null or used_micro_usd + ${amount}::bigint <= quota_micro_usd)
       returning id
     ), l as (
       insert into ledger_entries (account_id, kind, amount_micro_usd, ref)
-      select ${args.accountId}::text, 'charge', ${-amount}::bigint, ${args.ref}::text from acct
+      select ${v.accountId}::text, 'charge', -${amount}::bigint, ${v.ref}::text from acct
       where ${amount}::bigint > 0
     ), u as (
       insert into usage_records (account_id, api_key_id, ref, model, units, cost_micro_usd, request_id, settled_at)
-      select ${args.accountId}::text, ${keyId}::text, ${args.ref}::text, ${model}::text,
-             ${args.units ?? 1}::int, ${amount}::bigint, ${args.requestId ?? null}::text,
-             ${args.settlesLater ? sql`null` : sql`now()`}
+      select ${v.accountId}::text, ${keyId}::text, ${v.ref}::text, ${model}::text,
+             ${v.units}::int, ${amount}::bigint, ${v.requestId}::text,
+             ${shape.settlesLater ? sql`null` : sql`now()`}
       from acct
       where ${amount}::bigint > 0
     )${also ? sql`, ${sql.raw(also.name)} as (${also.sql})` : sql``}
@@ -103,7 +156,7 @@ export function chargeStatement(args: ChargeArgs, also?: { name: string; sql: SQ
             else 'retry'
           end
           from api_keys kk
-          where kk.id = ${keyId}::text and kk.account_id = ${args.accountId}
+          where kk.id = ${keyId}::text and kk.account_id = ${v.accountId}
           for share
         ), 'key_missing')) = 0
         else mediagate_abort_charge(coalesce((
@@ -112,12 +165,12 @@ export function chargeStatement(args: ChargeArgs, also?: { name: string; sql: SQ
             ${modelRefusal}
             when a.balance_micro_usd < ${amount}::bigint then 'balance'
             ${quotaRefusal}
-            when not (${videoSlotFree(max, 'a')}) then 'slots'
+            when not (${videoSlotFree(v.maxActive, 'a')}) then 'slots'
             else 'retry'
           end
           from accounts a
           left join api_keys kk on kk.id = ${keyId}::text and kk.account_id = a.id
-          where a.id = ${args.accountId}
+          where a.id = ${v.accountId}
           for share of a
         ), 'balance')) = 0
       end as ok

@@ -2,13 +2,16 @@ import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, type SQL, sql } from 
 import { releaseVideoSlotStatement } from '../accounts/video-slots';
 import {
   type ChargeArgs,
-  chargeStatement,
+  type ChargeValues,
+  chargeSql,
+  chargeValues,
   refundCall,
   refundStatement,
   withChargeChecks,
 } from '../billing/ledger';
 import { type Db, type DbOrTx, isTransaction } from '../db/client';
 import { fromDriverRow } from '../db/driver-row';
+import { sqlTemplate } from '../db/template';
 import { type TaskRow, type TaskStatus, tasks } from '../db/schema';
 import { builtOnce } from '../lru';
 import type { TaskMediaLinks } from '../media/links';
@@ -52,26 +55,25 @@ export interface NewVideoTask {
  * transaction of the terminal move, whichever process makes it.
  */
 export async function createVideoTask(db: Db, task: NewVideoTask): Promise<TaskRow> {
-  const { maxActiveTasks, idempotency, ...values } = task;
+  const { maxActiveTasks, idempotency } = task;
+  const charge: ChargeArgs = {
+    accountId: task.accountId,
+    amountMicroUsd: task.priceMicroUsd,
+    ref: task.id,
+    keyId: task.apiKeyId,
+    model: task.model,
+    units: 1,
+    requestId: task.requestId,
+    videoSlot: { max: maxActiveTasks },
+  };
+  const values: CreateValues = {
+    ...chargeValues(charge),
+    prompt: task.prompt,
+    metadata: task.metadata,
+    deadlineAt: task.deadlineAt,
+  };
   const create = async (on: DbOrTx) => {
-    const charge: ChargeArgs = {
-      accountId: task.accountId,
-      amountMicroUsd: task.priceMicroUsd,
-      ref: task.id,
-      keyId: task.apiKeyId,
-      model: task.model,
-      units: 1,
-      requestId: task.requestId,
-      videoSlot: { max: maxActiveTasks },
-    };
-    // the task insert runs inside billing's charge statement, only when the charge applies
-    const insert = on
-      .insert(tasks)
-      .values({ ...values, status: 'pending' })
-      .returning();
-    const { rows } = await withChargeChecks(on, charge, () =>
-      on.execute<Record<string, unknown>>(chargeStatement(charge, { name: 'created', sql: insert.getSQL() })),
-    );
+    const { rows } = await withChargeChecks(on, charge, () => createStatement(on, values));
     return fromDriverRow(tasks, rows[0]!);
   };
   // Without an Idempotency-Key the create is one statement committed on its own: the account
@@ -82,6 +84,38 @@ export async function createVideoTask(db: Db, task: NewVideoTask): Promise<TaskR
     return create(tx);
   });
 }
+
+type CreateValues = ChargeValues & { prompt: string; metadata: unknown; deadlineAt: Date };
+
+/**
+ * The create: billing's charge statement with the task insert in it (run only when the charge
+ * applies), rendered once (every create runs it).
+ */
+const createStatement = sqlTemplate<CreateValues>((p, db) =>
+  chargeSql(
+    p,
+    { videoSlot: true, settlesLater: false },
+    {
+      name: 'created',
+      sql: db
+        .insert(tasks)
+        .values({
+          id: p.ref,
+          accountId: p.accountId,
+          apiKeyId: p.keyId,
+          model: p.model,
+          status: 'pending',
+          prompt: p.prompt,
+          metadata: p.metadata,
+          priceMicroUsd: p.amountMicroUsd,
+          requestId: p.requestId,
+          deadlineAt: p.deadlineAt,
+        })
+        .returning()
+        .getSQL(),
+    },
+  ),
+);
 
 const buildGetTask = (db: DbOrTx) =>
   db
