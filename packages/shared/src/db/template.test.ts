@@ -7,7 +7,9 @@ import { sqlTemplate, sqlTemplates } from './template';
 let database: Database;
 beforeAll(async () => {
   database = await openTestDatabase();
-  await database.pool.query(`create table template_probe (id text primary key, doc jsonb, at timestamptz, n int)`);
+  await database.pool.query(
+    `create table template_probe (id text primary key, doc jsonb, at timestamptz, n int)`,
+  );
 });
 afterAll(() => database.close());
 
@@ -35,12 +37,18 @@ describe('sqlTemplate', () => {
       doc: jsonb('doc'),
       at: timestamp('at', { withTimezone: true }),
     });
-    await database.pool.query(`create table template_columns (id text primary key, doc jsonb, at timestamptz)`);
+    await database.pool.query(
+      `create table template_columns (id text primary key, doc jsonb, at timestamptz)`,
+    );
     const insert = sqlTemplate<{ id: string; doc: unknown; at: Date | null }>((p, db) =>
       db.insert(probe).values({ id: p.id, doc: p.doc, at: p.at }).returning().getSQL(),
     );
     const at = new Date('2026-01-02T03:04:05.678Z');
-    const { rows: returned } = await insert(database.db, { id: 'a', doc: { callback_url: 'https://x.test/' }, at });
+    const { rows: returned } = await insert(database.db, {
+      id: 'a',
+      doc: { callback_url: 'https://x.test/' },
+      at,
+    });
     expect(returned[0]).toMatchObject({ id: 'a', doc: { callback_url: 'https://x.test/' } });
     await insert(database.db, { id: 'b', doc: null, at: null });
     const { rows } = await database.pool.query(

@@ -37,9 +37,9 @@ export function sqlTemplate<V extends object>(build: (p: Slots<V>, db: DbOrTx) =
     rendered ??= render(build(slots as Slots<V>, db));
     const given = values as Record<string, unknown>;
     const params = rendered.fill.map((f) => f(given));
-    return db._.session.prepareQuery({ sql: rendered.sql, params }, undefined, undefined, false).execute() as Promise<
-      QueryResult<R>
-    >;
+    return db._.session
+      .prepareQuery({ sql: rendered.sql, params }, undefined, undefined, false)
+      .execute() as Promise<QueryResult<R>>;
   };
 }
 

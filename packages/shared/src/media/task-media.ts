@@ -15,12 +15,33 @@ export function taskMediaInsert(
   source: string,
   args: { sourceUrl: string; expiresAt: Date; now: Date },
 ): SQL {
+  return taskMediaInsertSql(taskMediaValues(args), source);
+}
+
+/** What a task's media row holds besides the task (see taskMediaInsert). */
+export interface TaskMediaValues {
+  mediaSourceUrl: string;
+  mediaSourceExpiresAt: string;
+  mediaExpiresAt: string;
+  mediaAt: string;
+}
+
+export function taskMediaValues(args: { sourceUrl: string; expiresAt: Date; now: Date }): TaskMediaValues {
+  return {
+    mediaSourceUrl: args.sourceUrl,
+    mediaSourceExpiresAt: new Date(args.now.getTime() + VENDOR_LINK_TTL_MS).toISOString(),
+    mediaExpiresAt: args.expiresAt.toISOString(),
+    mediaAt: args.now.toISOString(),
+  };
+}
+
+/** taskMediaInsert written from its values, each a value or (in a statement template) the placeholder of one. */
+export function taskMediaInsertSql(v: { [K in keyof TaskMediaValues]: unknown }, source: string): SQL {
   const from = sql.raw(source);
   return sql`
     insert into task_media (task_id, account_id, status, source_url, source_expires_at, expires_at, next_attempt_at)
-    select ${from}.id, ${from}.account_id, 'pending', ${args.sourceUrl}::text,
-           ${new Date(args.now.getTime() + VENDOR_LINK_TTL_MS).toISOString()}::timestamptz,
-           ${args.expiresAt.toISOString()}::timestamptz, ${args.now.toISOString()}::timestamptz
+    select ${from}.id, ${from}.account_id, 'pending', ${v.mediaSourceUrl}::text,
+           ${v.mediaSourceExpiresAt}::timestamptz, ${v.mediaExpiresAt}::timestamptz, ${v.mediaAt}::timestamptz
     from ${from}
     on conflict do nothing`;
 }

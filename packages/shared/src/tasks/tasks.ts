@@ -11,12 +11,17 @@ import {
 } from '../billing/ledger';
 import { type Db, type DbOrTx, isTransaction } from '../db/client';
 import { fromDriverRow } from '../db/driver-row';
-import { sqlTemplate } from '../db/template';
 import { type TaskRow, type TaskStatus, tasks } from '../db/schema';
+import { sqlTemplate, sqlTemplates } from '../db/template';
 import { builtOnce } from '../lru';
 import type { TaskMediaLinks } from '../media/links';
-import { taskMediaInsert } from '../media/task-media';
-import { taskEventInsert } from '../webhooks/outbox';
+import { type TaskMediaValues, taskMediaInsertSql, taskMediaValues } from '../media/task-media';
+import {
+  type TaskEventValues,
+  taskEventInsert,
+  taskEventInsertSql,
+  taskEventValues,
+} from '../webhooks/outbox';
 import { claimIdempotencyKey, type IdempotencyClaim } from './idempotency';
 
 /** Allowed moves of the task state machine; terminal states have none. */
@@ -176,21 +181,41 @@ export async function startTask(
   const current = await rowOf(db, task);
   if (!current) return null;
   const now = new Date();
-  const at = now.toISOString();
   const moved: TaskRow = { ...current, status: 'processing', startedAt: now, progress: 0, updatedAt: now };
-  const mark =
-    opts.submitOn === undefined
-      ? sql``
-      : sql`, submit_started_at = ${at}::timestamptz, upstream_channel = ${opts.submitOn}::text`;
-  const unmarked =
-    opts.submitOn === undefined ? sql`` : sql` and upstream_task_id is null and submit_started_at is null`;
-  // Written out rather than built with the update builder: this runs once per task, and building
-  // the builder's statement was the largest cost in the worker's profile.
-  const move = sql`update tasks set status = 'processing', progress = 0, started_at = ${at}::timestamptz,
-            updated_at = ${at}::timestamptz${mark}
-          where id = ${current.id} and status = 'pending'${unmarked} returning *`;
-  return runMove(db, move, { outbox: taskEventInsert(moved, 'video.processing', now, 't') });
+  const event = taskEventValues(moved, 'video.processing', now);
+  const shape = `${opts.submitOn === undefined ? 'plain' : 'mark'}${event ? '+event' : ''}` as const;
+  const values: StartValues = {
+    id: current.id,
+    at: now.toISOString(),
+    channel: opts.submitOn ?? null,
+    ...(event ?? NO_EVENT),
+  };
+  return movedRow(await startStatements(shape)(db, values));
 }
+
+type Unset<T> = { [K in keyof T]: T[K] | null };
+const NO_EVENT: Unset<TaskEventValues> = { eventId: null, eventUrl: null, eventPayload: null, eventAt: null };
+type StartValues = { id: string; at: string; channel: string | null } & Unset<TaskEventValues>;
+
+/**
+ * startTask's statements, one per shape (with the submit mark or not, with the outbox row or
+ * not), each rendered once: the worker starts every task.
+ */
+const startStatements = sqlTemplates<'plain' | 'mark' | 'plain+event' | 'mark+event', StartValues>(
+  (shape) => (p) => {
+    const marks = shape.startsWith('mark');
+    const mark = marks
+      ? sql`, submit_started_at = ${p.at}::timestamptz, upstream_channel = ${p.channel}::text`
+      : sql``;
+    const unmarked = marks ? sql` and upstream_task_id is null and submit_started_at is null` : sql``;
+    const move = sql`update tasks set status = 'processing', progress = 0, started_at = ${p.at}::timestamptz,
+            updated_at = ${p.at}::timestamptz${mark}
+          where id = ${p.id}::text and status = 'pending'${unmarked} returning *`;
+    return moveStatement(move, {
+      outbox: shape.endsWith('+event') ? taskEventInsertSql(p, 'video.processing', 't') : null,
+    });
+  },
+);
 
 /** What a success settles besides the move: the gateway's media links, and a refund of overcharge. */
 export interface SuccessSettlement {
@@ -225,25 +250,27 @@ export async function succeedTask(
     completedAt: now,
     ...(settle.media ? { thumbnailUrl: settle.media.thumbnailUrl, expiresAt: settle.media.expiresAt } : {}),
   };
-  const at = now.toISOString();
-  const move = sql`update tasks set status = 'succeeded', progress = 100, video_url = ${patch.videoUrl ?? null}::text,
-            usage = ${patch.usage == null ? null : JSON.stringify(patch.usage)}::jsonb,
-            thumbnail_url = ${patch.thumbnailUrl ?? null}::text,
-            expires_at = ${patch.expiresAt?.toISOString() ?? null}::timestamptz,
-            completed_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
-          where id = ${current.id} and status = 'processing' returning *`;
   const moved: TaskRow = { ...current, ...patch, status: 'succeeded', updatedAt: now };
-  const writes = {
-    terminal: true,
-    outbox: taskEventInsert(moved, 'video.succeeded', now, 't'),
-    media: settle.media
-      ? taskMediaInsert('t', { sourceUrl: result.videoUrl, expiresAt: settle.media.expiresAt, now })
-      : undefined,
+  const event = taskEventValues(moved, 'video.succeeded', now);
+  const media = settle.media
+    ? taskMediaValues({ sourceUrl: result.videoUrl, expiresAt: settle.media.expiresAt, now })
+    : null;
+  const shape = `${media ? 'media' : 'plain'}${event ? '+event' : ''}` as const;
+  const values: SuccessValues = {
+    id: current.id,
+    at: now.toISOString(),
+    videoUrl: patch.videoUrl ?? null,
+    usage: patch.usage == null ? null : JSON.stringify(patch.usage),
+    thumbnailUrl: patch.thumbnailUrl ?? null,
+    expiresAt: patch.expiresAt?.toISOString() ?? null,
+    ...(event ?? NO_EVENT),
+    ...(media ?? NO_MEDIA),
   };
+  const succeed = async (on: DbOrTx) => movedRow(await successStatements(shape)(on, values));
   const refund = settle.refund;
-  if (!refund || refund.amountMicroUsd <= 0) return runMove(db, move, writes);
+  if (!refund || refund.amountMicroUsd <= 0) return succeed(db);
   return inTransaction(db, async (tx) => {
-    const done = await runMove(tx, move, writes);
+    const done = await succeed(tx);
     if (done) {
       await refundCall(tx, {
         accountId: done.accountId,
@@ -255,6 +282,42 @@ export async function succeedTask(
     return done;
   });
 }
+
+const NO_MEDIA: Unset<TaskMediaValues> = {
+  mediaSourceUrl: null,
+  mediaSourceExpiresAt: null,
+  mediaExpiresAt: null,
+  mediaAt: null,
+};
+type SuccessValues = {
+  id: string;
+  at: string;
+  videoUrl: string | null;
+  /** JSON text */
+  usage: string | null;
+  thumbnailUrl: string | null;
+  expiresAt: string | null;
+} & Unset<TaskEventValues> &
+  Unset<TaskMediaValues>;
+
+/**
+ * succeedTask's statements, one per shape (with the media row or not, with the outbox row or
+ * not), each rendered once: the worker ends most tasks with one.
+ */
+const successStatements = sqlTemplates<'plain' | 'media' | 'plain+event' | 'media+event', SuccessValues>(
+  (shape) => (p) => {
+    const move = sql`update tasks set status = 'succeeded', progress = 100, video_url = ${p.videoUrl}::text,
+            usage = ${p.usage}::jsonb, thumbnail_url = ${p.thumbnailUrl}::text,
+            expires_at = ${p.expiresAt}::timestamptz,
+            completed_at = ${p.at}::timestamptz, updated_at = ${p.at}::timestamptz
+          where id = ${p.id}::text and status = 'processing' returning *`;
+    return moveStatement(move, {
+      terminal: true,
+      outbox: shape.endsWith('+event') ? taskEventInsertSql(p, 'video.succeeded', 't') : null,
+      media: shape.startsWith('media') ? taskMediaInsertSql(p, 't') : undefined,
+    });
+  },
+);
 
 /** `run` in `db` when it is a transaction already, else in a new one. */
 const inTransaction = <T>(db: Db | DbOrTx, run: (tx: DbOrTx) => Promise<T>): Promise<T> =>
@@ -280,19 +343,30 @@ export async function endTaskMediaLinks(db: DbOrTx, id: string, at: Date): Promi
  * row before the move with what the move sets, which is exactly the updated row, since what the
  * move does not set (id, model, metadata, created_at) never changes.
  */
-async function runMove(
-  db: DbOrTx,
-  move: SQL,
-  writes: { terminal?: boolean; outbox?: SQL | null; media?: SQL },
-): Promise<TaskTransition | null> {
+async function runMove(db: DbOrTx, move: SQL, writes: MoveWrites): Promise<TaskTransition | null> {
+  return movedRow(await db.execute<Record<string, unknown>>(moveStatement(move, writes)));
+}
+
+interface MoveWrites {
+  terminal?: boolean;
+  outbox?: SQL | null;
+  media?: SQL;
+}
+
+/** The statement of runMove (for a template, written with placeholders). */
+function moveStatement(move: SQL, writes: MoveWrites): SQL {
   const { terminal, outbox, media } = writes;
-  const { rows } = await db.execute<Record<string, unknown>>(sql`
+  return sql`
     with t as (${move})
     ${terminal ? sql`, s as (${releaseVideoSlotStatement(sql`(select account_id from t)`)})` : sql``}
     ${outbox ? sql`, d as (${outbox})` : sql``}
     ${media ? sql`, m as (${media})` : sql``}
-    select t.*, ${outbox ? sql`array(select id from d)` : sql`'{}'::text[]`} as delivery_ids from t`);
-  const raw = rows[0];
+    select t.*, ${outbox ? sql`array(select id from d)` : sql`'{}'::text[]`} as delivery_ids from t`;
+}
+
+/** The moved row with its delivery ids, from a move statement's result; null when it moved nothing. */
+function movedRow(result: { rows: Record<string, unknown>[] }): TaskTransition | null {
+  const raw = result.rows[0];
   if (!raw) return null;
   return { ...fromDriverRow(tasks, raw), deliveryIds: raw.delivery_ids as string[] };
 }

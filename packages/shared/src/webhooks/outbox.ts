@@ -10,6 +10,7 @@ import {
   callbackDeliveries,
   type TaskRow,
 } from '../db/schema';
+import { sqlTemplates } from '../db/template';
 import { newUlid } from '../ids';
 import { builtOnce } from '../lru';
 import { toTaskObject } from '../tasks/task-object';
@@ -50,13 +51,44 @@ export function taskEventInsert(
   now: Date,
   source: string,
 ): SQL | null {
+  const values = taskEventValues(row, type, now);
+  return values && taskEventInsertSql(values, type, source);
+}
+
+/** What a task event's outbox row holds besides the task (see taskEventInsert). */
+export interface TaskEventValues {
+  eventId: string;
+  eventUrl: string;
+  eventPayload: string;
+  eventAt: string;
+}
+
+/** The outbox row's values of the event `type` of `row` at `now`; null when the task has no callback URL. */
+export function taskEventValues(row: TaskRow, type: CallbackEventType, now: Date): TaskEventValues | null {
   const url = callbackUrlOf(row.metadata);
   if (!url) return null;
+  return {
+    eventId: newDeliveryId(),
+    eventUrl: url,
+    eventPayload: taskEventPayload(row, type, now),
+    eventAt: now.toISOString(),
+  };
+}
+
+/**
+ * taskEventInsert written from its values, each a value or (in a statement template,
+ * db/template.ts) the placeholder of one.
+ */
+export function taskEventInsertSql(
+  v: { [K in keyof TaskEventValues]: unknown },
+  type: CallbackEventType,
+  source: string,
+): SQL {
   const from = sql.raw(source);
   return sql`
     insert into callback_deliveries (id, account_id, task_id, event_type, url, payload, next_attempt_at)
-    select ${newDeliveryId()}, ${from}.account_id, ${from}.id, ${type}, ${url}::text,
-           ${taskEventPayload(row, type, now)}::text, ${now.toISOString()}::timestamptz
+    select ${v.eventId}::text, ${from}.account_id, ${from}.id, ${sql.raw(`'${type}'`)}, ${v.eventUrl}::text,
+           ${v.eventPayload}::text, ${v.eventAt}::timestamptz
     from ${from}
     ${type === 'video.processing' ? sql`where ${processingEventsOn(sql`${from}.account_id`)}` : sql``}
     on conflict do nothing
@@ -168,31 +200,65 @@ export async function recordDeliveryAttempt(
   verdict: AttemptVerdict,
   now = new Date(),
 ): Promise<CallbackDeliveryRow | null> {
+  const values: AttemptValues = {
+    id: delivery.id,
+    attemptCount: delivery.attemptCount,
+    status: verdict.kind === 'retry' ? 'pending' : verdict.kind,
+    nextAttemptAt: verdict.kind === 'retry' ? new Date(now.getTime() + verdict.delayMs).toISOString() : null,
+    at: now.toISOString(),
+    startedAt: attempt.startedAt.toISOString(),
+    latencyMs: attempt.latencyMs,
+    statusCode: attempt.statusCode,
+    error: attempt.error,
+    lastError: attempt.error ?? (verdict.kind === 'failed' ? verdict.reason : null),
+    responseBody: attempt.responseBody,
+  };
+  const { rows } = await attemptStatements(verdict.kind === 'retry' ? 'retry' : 'done')(db, values);
+  return rows[0] ? fromDriverRow(callbackDeliveries, rows[0]) : null;
+}
+
+interface AttemptValues {
+  id: string;
+  attemptCount: number;
+  status: string;
+  nextAttemptAt: string | null;
+  at: string;
+  startedAt: string;
+  latencyMs: number;
+  statusCode: number | null;
+  error: string | null;
+  lastError: string | null;
+  responseBody: string | null;
+}
+
+/**
+ * recordDeliveryAttempt's statement, one per shape (a retry is due again at `nextAttemptAt`; a
+ * verdict ends the delivery at `at`), each rendered once: the dispatcher records every attempt.
+ * The attempt row is written only when the compare-and-set update applied.
+ */
+const attemptStatements = sqlTemplates<'retry' | 'done', AttemptValues>((shape) => (p) => {
   const next =
-    verdict.kind === 'retry'
-      ? sql`status = 'pending', next_attempt_at = ${new Date(now.getTime() + verdict.delayMs).toISOString()}::timestamptz`
-      : sql`status = ${verdict.kind}, completed_at = ${now.toISOString()}::timestamptz`;
-  const lastError = attempt.error ?? (verdict.kind === 'failed' ? verdict.reason : null);
-  // One statement: the attempt row is written only when the compare-and-set update applied.
-  const { rows } = await db.execute<Record<string, unknown>>(sql`
+    shape === 'retry'
+      ? sql`status = 'pending', next_attempt_at = ${p.nextAttemptAt}::timestamptz`
+      : sql`status = ${p.status}::text, completed_at = ${p.at}::timestamptz`;
+  return sql`
     with d as (
       update callback_deliveries
-      set ${next}, attempt_count = ${delivery.attemptCount + 1}::int, round_attempts = round_attempts + 1,
-          last_attempt_at = ${attempt.startedAt.toISOString()}::timestamptz,
-          last_status_code = ${attempt.statusCode}::int, last_error = ${lastError}::text,
-          updated_at = ${now.toISOString()}::timestamptz
-      where id = ${delivery.id} and status = 'pending' and attempt_count = ${delivery.attemptCount}::int
+      set ${next}, attempt_count = ${p.attemptCount}::int + 1, round_attempts = round_attempts + 1,
+          last_attempt_at = ${p.startedAt}::timestamptz,
+          last_status_code = ${p.statusCode}::int, last_error = ${p.lastError}::text,
+          updated_at = ${p.at}::timestamptz
+      where id = ${p.id}::text and status = 'pending' and attempt_count = ${p.attemptCount}::int
       returning *
     ), a as (
       insert into callback_attempts (delivery_id, attempt, started_at, latency_ms, status_code, error, response_body)
-      select d.id, ${delivery.attemptCount + 1}::int, ${attempt.startedAt.toISOString()}::timestamptz,
-             ${attempt.latencyMs}::int, ${attempt.statusCode}::int, ${attempt.error}::text,
-             ${attempt.responseBody}::text
+      select d.id, ${p.attemptCount}::int + 1, ${p.startedAt}::timestamptz,
+             ${p.latencyMs}::int, ${p.statusCode}::int, ${p.error}::text,
+             ${p.responseBody}::text
       from d
     )
-    select * from d`);
-  return rows[0] ? fromDriverRow(callbackDeliveries, rows[0]) : null;
-}
+    select * from d`;
+});
 
 /**
  * Sends a delivery again, now. A finished one (succeeded or failed) goes back to pending with a
