@@ -1,6 +1,7 @@
 import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { apiKeys, ledgerEntries, tasks, usageRecords } from '../db/schema';
+import { sqlTemplate } from '../db/template';
 
 /** A page of rows, newest first, and the cursor of the next (older) page. */
 export interface Page<T> {
@@ -150,19 +151,29 @@ export async function finishUsage(db: DbOrTx, call: FinishedCall): Promise<void>
  */
 export async function finishUsageBatch(db: DbOrTx, calls: readonly FinishedCall[]): Promise<void> {
   if (calls.length === 0) return;
-  const requestIds = calls.map((c) => c.requestId);
-  const accountIds = calls.map((c) => c.accountId);
-  const latencies = calls.map((c) => Math.max(0, Math.min(Math.round(c.latencyMs), 2_147_483_647)));
-  const oks = calls.map((c) => c.ok);
-  await db.execute(sql`
+  await finishUsageStatement(db, {
+    requestIds: calls.map((c) => c.requestId),
+    accountIds: calls.map((c) => c.accountId),
+    latencies: calls.map((c) => Math.max(0, Math.min(Math.round(c.latencyMs), 2_147_483_647))),
+    oks: calls.map((c) => c.ok),
+  });
+}
+
+/** finishUsageBatch's statement, rendered once (the API runs it after every batch of calls). */
+const finishUsageStatement = sqlTemplate<{
+  requestIds: string[];
+  accountIds: Array<string | null>;
+  latencies: number[];
+  oks: boolean[];
+}>(
+  (p) => sql`
     update usage_records u
     set latency_ms = v.latency_ms,
         outcome = case when v.ok and u.outcome = 'accepted' then 'succeeded' else u.outcome end
-    from unnest(${sql.param(requestIds)}::text[], ${sql.param(accountIds)}::text[],
-                ${sql.param(latencies)}::int[], ${sql.param(oks)}::boolean[])
+    from unnest(${p.requestIds}::text[], ${p.accountIds}::text[], ${p.latencies}::int[], ${p.oks}::boolean[])
       as v(request_id, account_id, latency_ms, ok)
-    where u.request_id = v.request_id and u.account_id is not distinct from v.account_id`);
-}
+    where u.request_id = v.request_id and u.account_id is not distinct from v.account_id`,
+);
 
 /**
  * Writes finished calls as they come, in batches: a call recorded while a write is under way
