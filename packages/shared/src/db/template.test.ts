@@ -61,19 +61,28 @@ describe('sqlTemplate', () => {
     ]);
   });
 
-  it('runs inside a transaction, whose rollback takes its write back', async () => {
+  it('runs on the handle of each call: the pool, then a transaction, whose write is its own until it ends', async () => {
     const insert = sqlTemplate<{ id: string }>((p) => sql`insert into template_probe (id) values (${p.id})`);
+    const visible = async (id: string) =>
+      (await database.pool.query(`select 1 from template_probe where id = $1`, [id])).rows.length === 1;
+    await insert(database.db, { id: 'on-pool' });
     await expect(
       database.db.transaction(async (tx) => {
         await insert(tx, { id: 'rolled-back' });
+        // another connection does not see it before the transaction ends
+        expect(await visible('rolled-back')).toBe(false);
         throw new Error('abort');
       }),
     ).rejects.toThrow('abort');
-    await insert(database.db, { id: 'kept' });
-    const { rows } = await database.pool.query(
-      `select id from template_probe where id in ('rolled-back', 'kept')`,
-    );
-    expect(rows).toEqual([{ id: 'kept' }]);
+    await database.db.transaction(async (tx) => {
+      await insert(tx, { id: 'committed' });
+      expect(await visible('committed')).toBe(false);
+    });
+    expect([await visible('on-pool'), await visible('rolled-back'), await visible('committed')]).toEqual([
+      true,
+      false,
+      true,
+    ]);
   });
 
   it('refuses a call that leaves a value out, sending nothing', async () => {
@@ -82,6 +91,11 @@ describe('sqlTemplate', () => {
     );
     await expect(insert(database.db, { id: 'no-n' } as { id: string; n: number })).rejects.toThrow(
       'no value for "n"',
+    );
+    // a name an object inherits is not a value
+    const byName = sqlTemplate<{ constructor: string }>((p) => sql`select ${p.constructor}::text as v`);
+    await expect(byName(database.db, {} as { constructor: string })).rejects.toThrow(
+      'no value for "constructor"',
     );
     const { rows } = await database.pool.query(`select 1 from template_probe where id = 'no-n'`);
     expect(rows).toHaveLength(0);

@@ -8,10 +8,15 @@ export type Slots<V> = { readonly [K in keyof V]-?: Placeholder<K & string> };
 
 const dialect = new PgDialect();
 
-/** Each property read gives a placeholder of that name (a name may be used any number of times). */
+/**
+ * Each property read gives a placeholder of that name (a name may be used any number of times),
+ * except `then`, so that the placeholders are never taken for a promise.
+ */
 const slots = new Proxy(
   {},
-  { get: (_target, name) => (typeof name === 'string' ? sql.placeholder(name) : undefined) },
+  {
+    get: (_target, name) => (typeof name === 'string' && name !== 'then' ? sql.placeholder(name) : undefined),
+  },
 );
 
 /**
@@ -19,7 +24,10 @@ const slots = new Proxy(
  * with a placeholder wherever a value goes (`p.name`, from its first argument), so it must not
  * compute on them or choose its shape by them: what varies in shape is a separate template.
  * Values reach Postgres as parameters, encoded by their column where the placeholder is a
- * column's value (an insert builder's `values`), as given otherwise.
+ * column's value (an insert builder's `values`: a jsonb column takes the object), as given
+ * otherwise (`${p.doc}::jsonb` takes JSON text). A column's value given as null or undefined is
+ * SQL null, never the column's default: an insert written with placeholders sets every column
+ * it names, so give each one its value.
  *
  * Why: drizzle walks a statement's whole tree to render it on every run, and for the hot path's
  * large statements (the create's charge, a task move with its outbox row) that walk cost more
@@ -48,7 +56,7 @@ function render(statement: SQL) {
   const query = dialect.sqlToQuery(statement);
   const fill = query.params.map((p): ((values: Record<string, unknown>) => unknown) => {
     const named = (name: string) => (values: Record<string, unknown>) => {
-      if (!(name in values)) throw new Error(`sqlTemplate: no value for "${name}"`);
+      if (!Object.hasOwn(values, name)) throw new Error(`sqlTemplate: no value for "${name}"`);
       return values[name];
     };
     if (p instanceof Placeholder) return named(p.name);

@@ -1,4 +1,4 @@
-import { createAccount } from '../accounts';
+import { createAccount, getAccount } from '../accounts';
 import { findLedgerMismatches } from '../billing/ledger';
 import type { Database } from '../db/client';
 import { newTaskId } from '../ids';
@@ -57,6 +57,45 @@ async function newTask(opts: { callback?: boolean; account?: string; key?: strin
 }
 
 describe('callback outbox', () => {
+  it('commits a success that refunds overcharge with its outbox row and its refund, once', async () => {
+    const id = await newTask();
+    await startTask(database.db, id);
+    const before = (await getAccount(database.db, accountId))!.balanceMicroUsd;
+    const refund = { amountMicroUsd: 100_000, reason: 'the vendor billed 3 s of 5' };
+    const row = await succeedTask(
+      database.db,
+      id,
+      { videoUrl: 'https://cdn.example.test/v.mp4' },
+      { refund },
+    );
+    expect(row).toMatchObject({ id, status: 'succeeded', videoUrl: 'https://cdn.example.test/v.mp4' });
+    expect(row!.deliveryIds).toHaveLength(1);
+    expect((await getDelivery(database.db, row!.deliveryIds[0]!))!.eventType).toBe('video.succeeded');
+    expect((await getAccount(database.db, accountId))!.balanceMicroUsd).toBe(before + 100_000);
+    const usage = await database.pool.query(
+      `select refunded_micro_usd::int as refunded, outcome from usage_records where ref = $1`,
+      [id],
+    );
+    expect(usage.rows).toEqual([{ refunded: 100_000, outcome: 'partial' }]);
+    // a second success of the same task moves nothing and refunds nothing
+    expect(await succeedTask(database.db, id, { videoUrl: 'https://other' }, { refund })).toBeNull();
+    expect((await getAccount(database.db, accountId))!.balanceMicroUsd).toBe(before + 100_000);
+  });
+
+  it('refunds at most the price of a task whose success reports a larger overcharge', async () => {
+    const id = await newTask({ callback: false });
+    await startTask(database.db, id);
+    const before = (await getAccount(database.db, accountId))!.balanceMicroUsd;
+    const row = await succeedTask(
+      database.db,
+      id,
+      { videoUrl: 'https://cdn.example.test/v.mp4' },
+      { refund: { amountMicroUsd: 10_000_000, reason: 'nothing billed' } },
+    );
+    expect(row).toMatchObject({ status: 'succeeded', deliveryIds: [] });
+    expect((await getAccount(database.db, accountId))!.balanceMicroUsd).toBe(before + 250_000);
+  });
+
   it('writes video.succeeded with the task object in the transaction of the transition', async () => {
     const id = await newTask();
     await startTask(database.db, id);
