@@ -22,6 +22,8 @@ export async function httpLoad(opts: {
   overallRate?: number;
   /** a request path per call, to spread reads over many rows */
   pathFor?: () => string;
+  /** headers per call (added to `headers`), e.g. to spread calls over several API keys */
+  headersFor?: () => Record<string, string>;
 }): Promise<LoadResult> {
   const result = await autocannon({
     url: opts.url,
@@ -31,13 +33,18 @@ export async function httpLoad(opts: {
     connections: opts.connections,
     ...(opts.overallRate ? { overallRate: opts.overallRate } : {}),
     ...(opts.amount === undefined ? { duration: opts.durationSec ?? 10 } : { amount: opts.amount }),
-    requests: opts.pathFor
-      ? [
-          {
-            setupRequest: (req) => ({ ...req, path: opts.pathFor!() }),
-          },
-        ]
-      : undefined,
+    requests:
+      opts.pathFor || opts.headersFor
+        ? [
+            {
+              setupRequest: (req) => ({
+                ...req,
+                ...(opts.pathFor ? { path: opts.pathFor() } : {}),
+                ...(opts.headersFor ? { headers: { ...req.headers, ...opts.headersFor() } } : {}),
+              }),
+            },
+          ]
+        : undefined,
   });
   const ok = result['2xx'];
   return {

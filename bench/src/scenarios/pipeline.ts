@@ -1,6 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createAccount } from '@mediagate/shared/accounts';
+import { usdToMicro } from '@mediagate/shared/billing';
 import { QUEUE_NAMES } from '@mediagate/shared/queue';
 import { startRedisServer, waitFor } from '@mediagate/shared/testing';
 import { Queue, Worker } from 'bullmq';
@@ -39,11 +41,16 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * runs on a redis-server of its own (`BENCH_SHARED_REDIS=1`: the machine's), so Redis's CPU and
  * its commands per task (`INFO commandstats`) belong to the scenario alone; Postgres commits and
  * row counters per task come from `pg_stat_database` of the scenario's database.
+ *
+ * The creates come from one account (`BENCH_PIPELINE_ACCOUNTS`, default 1: one busy customer, whose
+ * account row every create and every terminal move updates); with N, they go round-robin over the
+ * keys of N accounts.
  */
 export async function pipelineScenario(opts: { quick: boolean }): Promise<Row[]> {
   const n = Number(process.env.BENCH_PIPELINE_TASKS ?? (opts.quick ? 2_000 : 10_000));
   const offered = Number(process.env.BENCH_PIPELINE_RATE ?? 50);
   const warmup = Number(process.env.BENCH_PIPELINE_WARMUP ?? 500);
+  const accounts = Math.max(1, Number(process.env.BENCH_PIPELINE_ACCOUNTS ?? 1));
   const ownRedis = process.env.BENCH_SHARED_REDIS === '1' ? undefined : await startRedisServer();
   const e = await benchEnv(
     {
@@ -89,6 +96,15 @@ export async function pipelineScenario(opts: { quick: boolean }): Promise<Row[]>
     await e.group.start('callbacks', 'worker', {}, ['--role=callbacks']);
     const video = JSON.parse(VIDEO_BODY) as { metadata: Record<string, unknown> };
     const body = JSON.stringify({ ...video, metadata: { ...video.metadata, callback_url: callbackUrl } });
+    const keys = [e.key];
+    for (let i = 1; i < accounts; i++) {
+      const made = await createAccount(e.database.db, {
+        email: `bench-${i}-${e.accountId}@example.test`,
+        initialCreditMicroUsd: usdToMicro(10_000_000),
+      });
+      keys.push(made.key.key);
+    }
+    let nextKey = 0;
     const procs = () => e.group.procs.map((p) => ({ name: p.name, pid: p.child.pid ?? 0 }));
     const redisPid = ownRedis?.pid ?? Number(/process_id:(\d+)/.exec(await e.redis.info('server'))?.[1] ?? 0);
     const measure = async () => ({
@@ -133,7 +149,8 @@ export async function pipelineScenario(opts: { quick: boolean }): Promise<Row[]>
         overallRate: offered > 0 ? offered : undefined,
         url: `http://127.0.0.1:${api.port}/v1/videos`,
         method: 'POST',
-        headers: { authorization: `Bearer ${e.key}`, 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json' },
+        headersFor: () => ({ authorization: `Bearer ${keys[nextKey++ % keys.length]}` }),
         body,
         connections: 50,
         amount,
@@ -309,7 +326,7 @@ export async function pipelineScenario(opts: { quick: boolean }): Promise<Row[]>
       }),
       {
         scenario: 'pipeline',
-        metric: `CPU per task, every process but Redis, marginal (${offered || 'max'} tasks/s offered)`,
+        metric: `CPU per task, every process but Redis, marginal (${offered || 'max'} tasks/s offered${accounts > 1 ? `, ${accounts} accounts` : ''})`,
         value: perTask(sum(marginal, 'redis')),
         unit: 'ms',
         target: '<= 7 ms',
