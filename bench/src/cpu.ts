@@ -26,6 +26,16 @@ function cpuMs(pid: number, children = false): number {
   }
 }
 
+/** the parent of a process (0 when it is gone) */
+function parentPid(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) || 0;
+  } catch {
+    return 0;
+  }
+}
+
 /** read and write system calls of a process so far (`/proc/<pid>/io`; zeros once it is gone) */
 export function syscallCounts(pid: number): { reads: number; writes: number } {
   try {
@@ -72,13 +82,27 @@ export async function cpuSnapshot(
     `select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
   );
   for (const r of rows) add('postgres', r.pid);
+  // Backends that exit (a pool closes idle connections, and opens new ones under load) take their
+  // CPU with them; the postmaster, their parent, is credited with it once it reaps them.
+  const postmaster = rows.length > 0 ? parentPid(rows[0]!.pid) : 0;
+  if (postmaster > 0) put(byGroup, 'postgres-exited', postmaster, cpuMs(postmaster, true));
   put(writes, 'bench', process.pid, syscallCounts(process.pid).writes);
   return { byGroup, writes, bench: process.cpuUsage() };
 }
 
-/** CPU ms per group between two snapshots; a process that appeared in between counts whole. */
+/**
+ * CPU ms per group between two snapshots; a process that appeared in between counts whole.
+ * `postgres-exited`: the backends that exited in between (every exited child of the postmaster:
+ * the scenario's backends, autovacuum workers, and any other database's, so the machine must be
+ * quiet), less what those of the scenario had spent before the first snapshot.
+ */
 export function cpuBetween(before: CpuSnapshot, after: CpuSnapshot): Map<string, number> {
   const out = groupDeltas(before.byGroup, after.byGroup);
+  const live = after.byGroup.get('postgres');
+  let spentBefore = 0;
+  for (const [pid, ms] of before.byGroup.get('postgres') ?? []) if (!live?.has(pid)) spentBefore += ms;
+  if (out.has('postgres-exited'))
+    out.set('postgres-exited', Math.max(0, out.get('postgres-exited')! - spentBefore));
   const bench = process.cpuUsage(before.bench);
   out.set('bench', (bench.user + bench.system) / 1000);
   return out;
