@@ -36,6 +36,7 @@ function main(): void {
   const database = createDatabase(config.DATABASE_URL, {
     max: config.DATABASE_POOL_MAX ?? 20,
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
+    idleTimeoutMillis: config.DATABASE_POOL_IDLE_MS,
   });
   const redis = createRedis(config.REDIS_URL, 'producer', { cluster: config.REDIS_CLUSTER });
   const videoQueue = createVideoQueue(redis, config.QUEUE_PREFIX, { telemetry: tracing.bullmq });

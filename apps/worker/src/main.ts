@@ -37,6 +37,7 @@ async function main(): Promise<void> {
   const database = createDatabase(config.DATABASE_URL, {
     max: config.DATABASE_POOL_MAX ?? Math.min(config.VIDEO_CONCURRENCY + 5, 30),
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
+    idleTimeoutMillis: config.DATABASE_POOL_IDLE_MS,
   });
   const redis = createRedis(config.REDIS_URL, 'worker', { cluster: config.REDIS_CLUSTER });
   const videoQueue = createVideoQueue(redis, config.QUEUE_PREFIX, { telemetry: tracing.bullmq });

@@ -18,6 +18,13 @@ export const baseEnvSchema = z.object({
    */
   DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(1000).optional(),
   /**
+   * How long a Postgres connection may stay idle in the pool before it is closed (ms; 0: never).
+   * Long, because a new connection costs Postgres a process, its caches and every prepared
+   * statement again: with pg's 10 s, the pool of a process under steady load kept closing the
+   * connections a burst had opened and opening new ones for the next.
+   */
+  DATABASE_POOL_IDLE_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
+  /**
    * false for a pooler in transaction mode that cannot carry named prepared statements (PgBouncer
    * before 1.21): every statement is then sent unnamed.
    */
