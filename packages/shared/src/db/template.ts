@@ -1,6 +1,7 @@
 import { Param, Placeholder, type SQL, sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { QueryResult } from 'pg';
+import { builtOnce } from '../lru';
 import type { DbOrTx } from './client';
 
 /** A placeholder for each value of `V`, named after it. */
@@ -30,8 +31,8 @@ const slots = new Proxy(
  * it names, so give each one its value.
  *
  * Why: drizzle walks a statement's whole tree to render it on every run, and for the hot path's
- * large statements (the create's charge, a task move with its outbox row) that walk cost more
- * CPU in our process than Postgres spent executing them. A template renders once per process;
+ * large statements (the create's charge, a task move with its outbox row) that walk was the
+ * largest part of drizzle's time in the processes' CPU profiles. A template renders once per process;
  * a run fills the values and sends the same text, which the pool prepares once per connection.
  * `build` gets the first database handle it runs on, for drizzle's builders (their SQL does not
  * depend on the handle).
@@ -79,12 +80,5 @@ export function sqlTemplates<S extends string, V extends object>(
   build: (shape: S) => (p: Slots<V>, db: DbOrTx) => SQL,
 ) {
   const byShape = new Map<S, ReturnType<typeof sqlTemplate<V>>>();
-  return (shape: S) => {
-    let t = byShape.get(shape);
-    if (!t) {
-      t = sqlTemplate<V>(build(shape));
-      byShape.set(shape, t);
-    }
-    return t;
-  };
+  return (shape: S) => builtOnce(byShape, shape, () => sqlTemplate<V>(build(shape)));
 }
