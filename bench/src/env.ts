@@ -58,7 +58,11 @@ export async function benchEnv(
   });
   // BENCH_CPU_PROF_DIR=<dir>: every process writes a V8 CPU profile there when it exits
   const profDir = process.env.BENCH_CPU_PROF_DIR;
-  const group = processGroup(env, { nodeArgs: profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [] });
+  // BENCH_NODE_ARGS: more flags for every gateway process, e.g. `--perf-basic-prof` to read the
+  // processes' on-CPU samples with Linux perf (the V8 profile samples by wall clock)
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  if (profDir) nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${profDir}`);
+  const group = processGroup(env, { nodeArgs });
   return {
     databaseUrl: db.url,
     redisUrl,
