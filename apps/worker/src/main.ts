@@ -39,13 +39,7 @@ async function main(): Promise<void> {
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
     idleTimeoutMillis: config.DATABASE_POOL_IDLE_MS,
   });
-  // The process's producer connection: queue adds, published moves, limiters (each BullMQ worker
-  // has a connection of its own). A success's callback job, event and media copy job, issued
-  // together, leave in one write.
-  const redis = createRedis(config.REDIS_URL, 'worker', {
-    cluster: config.REDIS_CLUSTER,
-    autoPipelining: true,
-  });
+  const redis = createRedis(config.REDIS_URL, 'worker', { cluster: config.REDIS_CLUSTER });
   const videoQueue = createVideoQueue(redis, config.QUEUE_PREFIX, { telemetry: tracing.bullmq });
   const callbacksQueue = createCallbacksQueue(redis, config.QUEUE_PREFIX, { telemetry: tracing.bullmq });
   if (tracing.enabled) logger.info('tracing: exporting spans over OTLP');

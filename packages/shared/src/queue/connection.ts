@@ -8,28 +8,24 @@ export type RedisClient = IORedis | Cluster;
  * it for blocking commands); `producer` connections fail a command fast so an API request never
  * hangs on a Redis outage. With `cluster`, `url` is any node of a Redis Cluster (the others are
  * discovered); every key of the gateway carries the `QUEUE_PREFIX` hash tag, so each queue's keys
- * live in one slot. With `autoPipelining`, the commands issued in one turn of the event loop leave
- * in one write (ioredis's auto pipelining, in order): for connections that only produce (queue
- * adds, published moves), never for a BullMQ worker's own.
+ * live in one slot.
  */
 export function createRedis(
   url: string,
   role: 'worker' | 'producer',
-  opts: { cluster?: boolean; autoPipelining?: boolean } = {},
+  opts: { cluster?: boolean } = {},
 ): RedisClient {
   const options: RedisOptions = {
     maxRetriesPerRequest: role === 'worker' ? null : 1,
     enableReadyCheck: true,
     connectTimeout: 5_000,
     retryStrategy: (times) => Math.min(times * 200, 2_000),
-    enableAutoPipelining: opts.autoPipelining === true,
   };
   const redis = opts.cluster
     ? new Cluster([clusterSeed(url)], {
         redisOptions: { ...redisAuth(url), ...options },
         clusterRetryStrategy: (times) => Math.min(times * 200, 2_000),
         enableReadyCheck: true,
-        enableAutoPipelining: opts.autoPipelining === true,
       })
     : new IORedis(url, options);
   // Connection errors are retried by ioredis; without a listener they would crash the process.

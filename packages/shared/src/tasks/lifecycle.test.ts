@@ -9,13 +9,11 @@ import { getTaskMedia } from '../media/task-media';
 import { createMetrics, type Metrics } from '../metrics';
 import { createCallbacksQueue } from '../queue/callbacks-queue';
 import { createRedis, type RedisClient } from '../queue/connection';
-import { createMediaQueue, enqueueMediaCopy } from '../queue/media-queue';
 import { testQueuePrefix, testServiceUrls, waitFor } from '../testing';
 import { openTestDatabase } from '../testing/services';
 import { enqueueNewDeliveries, enqueueTaskCallbacks } from '../webhooks/enqueue';
 import { listTaskDeliveries } from '../webhooks/outbox';
 import { updateWebhookEvents } from '../webhooks/settings';
-import { TaskEventPublisher } from './events';
 import { TaskLifecycle, type TaskLifecycleDeps } from './lifecycle';
 import {
   clearSubmitStarted,
@@ -167,12 +165,13 @@ describe('TaskLifecycle', () => {
       videoUrl: `https://media.example.test/${task.id}.mp4`,
     });
     // processing is opt-in: the start wrote no delivery, so nothing was enqueued for it
-    expect(steps.slice(0, 2)).toEqual(['publish processing', 'publish processing' /* progress 50 */]);
-    // a success's after-effects are issued at once (one write on a pipelining connection), each
-    // after the commit: the enqueue and the copy read the committed task and media rows
-    expect(steps.slice(2).sort()).toEqual(
-      ['copy (media pending)', 'enqueue new (task succeeded)', 'publish succeeded'].sort(),
-    );
+    expect(steps).toEqual([
+      'publish processing',
+      'publish processing', // progress 50
+      'enqueue new (task succeeded)',
+      'publish succeeded',
+      'copy (media pending)',
+    ]);
     expect(published.map((r) => [r.status, r.progress])).toEqual([
       ['processing', 0],
       ['processing', 50],
@@ -323,60 +322,5 @@ describe('the submit mark', () => {
     expect(await markSubmitStarted(database.db, row.id, 'dashscope-a')).toBe(false);
     expect((await getTask(database.db, row.id))!.upstreamChannel).toBe('dashscope-b');
     await failTask(database.db, row.id, { code: 'test', message: 'test over' });
-  });
-});
-
-describe('a success on a pipelining connection', () => {
-  it('sends its callback job, its event and its media copy job in one write, each after the commit', async () => {
-    const producer = createRedis((await testServiceUrls()).redisUrl, 'producer', { autoPipelining: true });
-    const prefix = testQueuePrefix();
-    const callbacks = createCallbacksQueue(producer, prefix);
-    const media = createMediaQueue(producer, prefix);
-    const lifecycle = new TaskLifecycle({
-      db: database.db,
-      callbacks: {
-        enqueueNew: (ids) => enqueueNewDeliveries(callbacks, ids),
-        enqueueForTask: (taskId) => enqueueTaskCallbacks(database.db, callbacks, taskId),
-      },
-      events: new TaskEventPublisher(producer, prefix),
-      media: {
-        linksFor: (taskId, completedAt) => ({
-          videoUrl: `https://media.example.test/${taskId}.mp4`,
-          thumbnailUrl: `https://media.example.test/${taskId}.jpg`,
-          expiresAt: new Date(completedAt.getTime() + 3_600_000),
-        }),
-        copy: (taskId) => enqueueMediaCopy(media, taskId),
-      },
-    });
-    // the socket writes of the connection (it carries nothing else)
-    let writes = 0;
-    await callbacks.waitUntilReady();
-    const stream = (producer as unknown as { stream: { write: (...args: unknown[]) => boolean } }).stream;
-    const write = stream.write.bind(stream);
-    stream.write = (...args: unknown[]) => {
-      writes += 1;
-      return write(...args);
-    };
-    const succeedOne = async () => {
-      const started = (await lifecycle.start(await newTask()))!;
-      await producer.ping(); // the start's own event has left
-      const before = writes;
-      const done = await lifecycle.succeed(started, { videoUrl: 'https://vendor.example.test/v.mp4' });
-      return { done: done!, writes: writes - before };
-    };
-    try {
-      await succeedOne(); // the first success loads BullMQ's scripts into Redis
-      const { done, writes: sent } = await succeedOne();
-      expect(sent).toBe(1);
-      const [delivery] = await listTaskDeliveries(database.db, done.id);
-      expect(await callbacks.getJobState(delivery!.id)).toBe('waiting');
-      expect(await media.getJobState(`media.${done.id}`)).toBe('waiting');
-    } finally {
-      await callbacks.obliterate({ force: true });
-      await media.obliterate({ force: true });
-      await callbacks.close();
-      await media.close();
-      producer.disconnect();
-    }
   });
 });

@@ -91,7 +91,6 @@ export function countTaskMove(metrics: Metrics | undefined, row: TaskRow): void 
  *    the move first, whatever the task has pending);
  * 3. the move is published (event streams, caches) and counted;
  * 4. for a success, the copy of its media is enqueued.
- * Steps 2 to 4 of a success are issued at once, then awaited.
  * An after-effect that fails is logged and left to the reconciler, which enqueues what is
  * missing; the move itself stands. Every method answers null when the move did not apply
  * (another process made a move first, or the task is finished).
@@ -135,18 +134,15 @@ export class TaskLifecycle {
     const moved = await inSpan('task.succeed', { 'mediagate.task_id': row.id }, () =>
       succeedTask(this.deps.db, row, result, settle),
     );
-    // issued together, so that a pipelining connection sends them in one write
-    const handed = this.enqueueCallbacks(row.id, moved);
+    await this.enqueueCallbacks(row.id, moved);
     this.announce(moved);
-    const copied =
-      moved &&
-      this.deps.media
-        ?.copy(moved.id)
+    if (moved && this.deps.media) {
+      await this.deps.media
+        .copy(moved.id)
         .catch((err: unknown) =>
           this.warn(err, moved.id, 'media copy enqueue failed; the reconciler will enqueue it'),
         );
-    await handed;
-    await copied;
+    }
     return moved;
   }
 
