@@ -4,6 +4,7 @@
 // (BENCH_CPU_PROF_DIR) samples by wall clock: a process preempted inside a socket write shows there
 // as time in `writev`; perf counts only the time the process held a core.
 import { execFileSync } from 'node:child_process';
+import { codeOwner } from './code-owner';
 
 interface Frame {
   symbol: string;
@@ -30,15 +31,9 @@ function stacks(file: string): Frame[][] {
   return out;
 }
 
-/** The package (or the gateway's file) a JavaScript frame belongs to, or null for native code. */
-function owner(frame: Frame): string | null {
-  if (!frame.symbol.startsWith('JS:')) return null;
-  const pkg = /node_modules\/\.pnpm\/[^/]+\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(frame.symbol);
-  if (pkg) return pkg[1]!;
-  const own = /\/((?:apps|packages)\/[^/]+)\/(?:dist|src)\/([^:]+):\d/.exec(frame.symbol);
-  if (own) return `${own[1]}/${own[2]}`;
-  return '(node: built-in modules)';
-}
+/** Who a JavaScript frame belongs to (see codeOwner), or null for native code. */
+const owner = (frame: Frame): string | null =>
+  frame.symbol.startsWith('JS:') ? (codeOwner(frame.symbol) ?? '(other JavaScript)') : null;
 
 const GC = /Heap::|Scavenge|MarkCompact|ConcurrentMarking|Sweeper|MinorMark|IncrementalMarking/;
 

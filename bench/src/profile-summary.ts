@@ -2,6 +2,7 @@
 // profile of a bench run (BENCH_CPU_PROF_DIR), grouped by package, to see where a scenario spends.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { codeOwner } from './code-owner';
 
 interface Node {
   id: number;
@@ -14,13 +15,7 @@ interface Profile {
   timeDeltas: number[];
 }
 
-function where(url: string): string {
-  const m = /node_modules\/\.pnpm\/([^/]+)\//.exec(url) ?? /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
-  if (m) return m[1]!.replace(/@\d.*$/, '');
-  if (url.includes('/apps/') || url.includes('/packages/'))
-    return url.replace(/^.*\/(apps|packages)\//, '$1/');
-  return url.startsWith('node:') || url === '' ? '(node internals)' : url;
-}
+const where = (url: string): string => codeOwner(url) ?? url;
 
 const dir = process.argv[2] ?? '.';
 for (const file of readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))) {
