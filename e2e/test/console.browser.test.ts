@@ -505,6 +505,11 @@ describeBrowser('the web console in a browser', () => {
             width: viewport.width,
             overflow: 0,
           });
+          if (p === '/console/videos') {
+            // a task's status is on screen without scrolling sideways, a phone's too
+            const tag = await page.locator('.ant-table-row .ant-tag').first().boundingBox();
+            expect(tag && tag.x >= 0 && tag.x + tag.width <= viewport.width).toBe(true);
+          }
         }
         if (who === 'customer') {
           await page.goto(`${stack.apiUrl}/console`);

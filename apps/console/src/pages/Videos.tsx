@@ -1,6 +1,18 @@
 import { PlaySquareOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
-import { Button, Card, Empty, Progress, Segmented, Space, Table, Tag, Typography } from 'antd';
+import {
+  Button,
+  Card,
+  Empty,
+  Grid,
+  Progress,
+  Segmented,
+  Space,
+  Table,
+  type TableColumnsType,
+  Tag,
+  Typography,
+} from 'antd';
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
@@ -72,6 +84,72 @@ export function VideosPage() {
     refetchInterval: 10_000,
   });
   const rows = (videos.data?.data ?? []) as VideoTask[];
+  // a phone gets two columns (preview, and the task with its status and time), so a task's
+  // status shows without scrolling sideways
+  const compact = Grid.useBreakpoint().md === false;
+
+  const statusCell = (task: VideoTask) => (
+    <>
+      <Tag color={STATUS_COLORS[task.status]}>{t(`status.${task.status}` as 'status.pending')}</Tag>
+      {task.status === 'processing' ? (
+        <Progress percent={task.progress} size="small" style={{ width: 100 }} />
+      ) : null}
+    </>
+  );
+  const taskLink = (task: VideoTask) => (
+    <Link to={`/console/videos/${task.id}`} style={{ wordBreak: 'break-all' }}>
+      {task.id}
+    </Link>
+  );
+  const secondary = (text: string) => (
+    <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+      {text}
+    </Typography.Text>
+  );
+  const wideColumns: TableColumnsType<VideoTask> = [
+    { title: t('videos.preview'), key: 'thumb', width: 120, render: (_v, task) => <Thumbnail task={task} /> },
+    {
+      title: t('videos.task'),
+      dataIndex: 'id',
+      render: (_id: string, task) => (
+        <Space orientation="vertical" size={0}>
+          {taskLink(task)}
+          {secondary(task.model)}
+        </Space>
+      ),
+    },
+    {
+      title: t('videos.status'),
+      dataIndex: 'status',
+      render: (_s: string, task) => (
+        <Space orientation="vertical" size={0}>
+          {statusCell(task)}
+        </Space>
+      ),
+    },
+    { title: t('videos.created'), dataIndex: 'created_at', render: (s: number) => formatTime(s) },
+  ];
+  const compactColumns: TableColumnsType<VideoTask> = [
+    {
+      title: t('videos.preview'),
+      key: 'thumb',
+      width: 88,
+      render: (_v, task) => <Thumbnail task={task} width={64} />,
+    },
+    {
+      title: t('videos.task'),
+      dataIndex: 'id',
+      render: (_id: string, task) => (
+        <Space orientation="vertical" size={2} data-testid="video-row-summary">
+          {taskLink(task)}
+          <Space size={4} wrap>
+            {statusCell(task)}
+          </Space>
+          {secondary(`${formatTime(task.created_at)} · ${task.model}`)}
+        </Space>
+      ),
+    },
+  ];
 
   return (
     <Space orientation="vertical" size="large" style={{ width: '100%' }}>
@@ -95,41 +173,9 @@ export function VideosPage() {
           loading={videos.isPending}
           dataSource={rows}
           pagination={false}
-          scroll={{ x: 720 }}
+          scroll={compact ? undefined : { x: 720 }}
           locale={{ emptyText: <Empty description={t('videos.empty')} /> }}
-          columns={[
-            {
-              title: t('videos.preview'),
-              key: 'thumb',
-              width: 120,
-              render: (_v, task) => <Thumbnail task={task} />,
-            },
-            {
-              title: t('videos.task'),
-              dataIndex: 'id',
-              render: (id: string, task) => (
-                <Space orientation="vertical" size={0}>
-                  <Link to={`/console/videos/${id}`}>{id}</Link>
-                  <Typography.Text type="secondary" style={{ fontSize: 12 }}>
-                    {task.model}
-                  </Typography.Text>
-                </Space>
-              ),
-            },
-            {
-              title: t('videos.status'),
-              dataIndex: 'status',
-              render: (s: string, task) => (
-                <Space orientation="vertical" size={0}>
-                  <Tag color={STATUS_COLORS[s]}>{t(`status.${s}` as 'status.pending')}</Tag>
-                  {s === 'processing' ? (
-                    <Progress percent={task.progress} size="small" style={{ width: 100 }} />
-                  ) : null}
-                </Space>
-              ),
-            },
-            { title: t('videos.created'), dataIndex: 'created_at', render: (s: number) => formatTime(s) },
-          ]}
+          columns={compact ? compactColumns : wideColumns}
         />
       </Card>
       <Space>
