@@ -510,6 +510,11 @@ describeBrowser('the web console in a browser', () => {
             const tag = await page.locator('.ant-table-row .ant-tag').first().boundingBox();
             expect(tag && tag.x >= 0 && tag.x + tag.width <= viewport.width).toBe(true);
           }
+          if (p === '/console/billing?tab=usage') {
+            // and what each call cost
+            const cost = await page.getByRole('columnheader', { name: 'Cost' }).boundingBox();
+            expect(cost && cost.x >= 0 && cost.x + cost.width <= viewport.width).toBe(true);
+          }
         }
         if (who === 'customer') {
           await page.goto(`${stack.apiUrl}/console`);

@@ -202,11 +202,10 @@ function UsageTab() {
       csvColumns={usageCsvColumns(t)}
       scrollX={900}
       empty={t('billing.noUsage')}
+      // what a call cost comes right after what it was, so a phone shows it without scrolling sideways
       columns={[
         timeColumn(t),
         { title: t('billing.model'), dataIndex: 'model', render: (m: string | null) => m ?? '—' },
-        { title: t('billing.key'), key: 'key', render: (_v, u) => u.token?.name ?? '—' },
-        { title: t('billing.units'), dataIndex: 'units', align: 'right' },
         {
           title: t('billing.cost'),
           dataIndex: 'cost_usd',
@@ -219,6 +218,8 @@ function UsageTab() {
           align: 'right',
           render: (v: number) => (v ? formatUsd(v) : '—'),
         },
+        { title: t('billing.key'), key: 'key', render: (_v, u) => u.token?.name ?? '—' },
+        { title: t('billing.units'), dataIndex: 'units', align: 'right' },
         { title: t('billing.outcome'), dataIndex: 'outcome', render: (o: string) => <Tag>{o}</Tag> },
         { title: t('billing.reference'), dataIndex: 'ref', ellipsis: true },
       ]}
