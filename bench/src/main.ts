@@ -1,9 +1,11 @@
 // `pnpm bench [--quick] [--only=create,poll]`: runs each scenario against real processes and
 // prints each figure next to a baseline measured in the same run; writes JSON to bench/results/.
+// BENCH_BASELINE_DIR=<dir>: the pipeline also runs in the 671fde8 build there (baseline.ts).
 import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { baselineRow } from './baseline';
 import { markdownTable, type Row } from './report';
 import { createScenario } from './scenarios/create';
 import { freshnessScenario } from './scenarios/freshness';
@@ -53,6 +55,20 @@ async function main(): Promise<void> {
       });
     }
     process.stderr.write(`[bench] ${name} done in ${Math.round((Date.now() - t0) / 1000)} s\n`);
+  }
+  const baselineDir = process.env.BENCH_BASELINE_DIR;
+  if (baselineDir && names.includes('pipeline')) {
+    try {
+      rows.push(await baselineRow(baselineDir, rows, quick));
+    } catch (err) {
+      rows.push({
+        scenario: 'pipeline',
+        metric: 'error',
+        value: 0,
+        unit: '',
+        note: `baseline: ${(err as Error).message}`,
+      });
+    }
   }
   const table = markdownTable(rows);
   const header = `commit ${commit}, ${quick ? 'quick' : 'full'} run, ${os.cpus().length} cores, node ${process.version}, ${new Date().toISOString()}, ${Math.round((Date.now() - started) / 1000)} s`;

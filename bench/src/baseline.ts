@@ -1,0 +1,64 @@
+// BENCH_BASELINE_DIR=<dir>: a worktree of 671fde8 built by bench/baseline/setup-671fde8.sh (the
+// build whose pipeline measured the issue's 14 ms of CPU per task). After this run's pipeline, the
+// same pipeline runs there, on the same machine and node, and the CPU per task of this build stands
+// next to that one: a figure from another day is no baseline on a machine whose speed drifts.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { NODE_FLAGS } from '@mediagate/shared/config';
+import { type Row, ratioRow } from './report';
+
+/** The metric both builds print for the task path's CPU (the pipeline scenario's). */
+const CPU_METRIC = 'CPU per task, every process but Redis, marginal';
+
+const cpuRow = (rows: Row[]) =>
+  rows.find((r) => r.scenario === 'pipeline' && r.metric.startsWith(CPU_METRIC));
+
+/** Runs the baseline build's pipeline and returns the row of this build's CPU per task against it. */
+export async function baselineRow(dir: string, rows: Row[], quick: boolean): Promise<Row> {
+  const current = cpuRow(rows);
+  if (!current) throw new Error('no pipeline CPU figure in this run to set against the baseline');
+  const main = path.join(dir, 'bench', 'dist', 'main.js');
+  if (!existsSync(main)) throw new Error(`${main} is missing: run bench/baseline/setup-671fde8.sh ${dir}`);
+  const results = path.join(dir, 'bench', 'results');
+  const before = new Set(existsSync(results) ? readdirSync(results) : []);
+  process.stderr.write(`[bench] baseline: the pipeline of the build in ${dir}...\n`);
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, [main, '--only=pipeline', ...(quick ? ['--quick'] : [])], {
+      cwd: dir,
+      // the old build's processes get the V8 flags every process runs with today, and this run's
+      // extra ones; it makes no
+      // media copies, which this build's CPU per task leaves out anyway (measured after the window)
+      env: {
+        ...process.env,
+        BENCH_NODE_ARGS: [...NODE_FLAGS, process.env.BENCH_NODE_ARGS ?? ''].join(' ').trim(),
+        BENCH_PIPELINE_COPIES: '0',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`the baseline run exited with ${code}`)),
+    );
+  });
+  const written = readdirSync(results).filter((f) => f.endsWith('.json') && !before.has(f));
+  if (written.length !== 1) throw new Error(`the baseline run wrote ${written.length} result files, not 1`);
+  const theirs = JSON.parse(readFileSync(path.join(results, written[0]!), 'utf8')) as {
+    header: string;
+    rows: Row[];
+  };
+  const old = cpuRow(theirs.rows);
+  if (!old) throw new Error('the baseline run printed no pipeline CPU figure');
+  return ratioRow({
+    scenario: 'pipeline',
+    metric: 'CPU per task against the baseline build, same session',
+    value: current.value,
+    unit: 'ms',
+    baseline: old.value,
+    baselineLabel: theirs.header.split(',')[0] ?? 'baseline',
+    target: '<= 0.50 of it',
+    higherIsBetter: false,
+    maxRatio: 0.5,
+    note: `baseline: ${old.note ?? ''}`,
+  });
+}
