@@ -12,11 +12,17 @@
 # BENCH_NODE_ARGS; run both sides with the same node binary.
 set -euo pipefail
 repo="$(git -C "$(dirname "$0")" rev-parse --show-toplevel)"
-dir="${1:-/tmp/mediagate-671fde8}"
+dir="$(realpath -m "${1:-/tmp/mediagate-671fde8}")"
 harness=edecead
 
+# a worktree whose directory was deleted is still registered until pruned
+git -C "$repo" worktree prune
 if [ ! -e "$dir" ]; then
   git -C "$repo" worktree add --detach "$dir" 671fde8
+fi
+if [ "$(git -C "$dir" rev-parse --short=7 HEAD 2>/dev/null)" != 671fde8 ]; then
+  echo "$dir is not a worktree at 671fde8: give another directory" >&2
+  exit 1
 fi
 rm -rf "$dir/bench/src"
 git -C "$repo" archive "$harness" bench/src | tar -x -C "$dir"

@@ -15,38 +15,57 @@ const cpuRow = (rows: Row[]) =>
   rows.find((r) => r.scenario === 'pipeline' && r.metric.startsWith(CPU_METRIC));
 
 /** Runs the baseline build's pipeline and returns the row of this build's CPU per task against it. */
-export async function baselineRow(dir: string, rows: Row[], quick: boolean): Promise<Row> {
+export async function baselineRow(baselineDir: string, rows: Row[], quick: boolean): Promise<Row> {
+  const dir = path.resolve(baselineDir);
   const current = cpuRow(rows);
   if (!current) throw new Error('no pipeline CPU figure in this run to set against the baseline');
   const main = path.join(dir, 'bench', 'dist', 'main.js');
   if (!existsSync(main)) throw new Error(`${main} is missing: run bench/baseline/setup-671fde8.sh ${dir}`);
   const results = path.join(dir, 'bench', 'results');
-  const before = new Set(existsSync(results) ? readdirSync(results) : []);
+  const listed = () => (existsSync(results) ? readdirSync(results).filter((f) => f.endsWith('.json')) : []);
+  const before = new Set(listed());
   process.stderr.write(`[bench] baseline: the pipeline of the build in ${dir}...\n`);
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, [main, '--only=pipeline', ...(quick ? ['--quick'] : [])], {
-      cwd: dir,
-      // the old build's processes get the V8 flags every process runs with today, and this run's
-      // extra ones; it makes no
-      // media copies, which this build's CPU per task leaves out anyway (measured after the window)
-      env: {
-        ...process.env,
-        BENCH_NODE_ARGS: [...NODE_FLAGS, process.env.BENCH_NODE_ARGS ?? ''].join(' ').trim(),
-        BENCH_PIPELINE_COPIES: '0',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`the baseline run exited with ${code}`)),
-    );
-  });
-  const written = readdirSync(results).filter((f) => f.endsWith('.json') && !before.has(f));
-  if (written.length !== 1) throw new Error(`the baseline run wrote ${written.length} result files, not 1`);
-  const theirs = JSON.parse(readFileSync(path.join(results, written[0]!), 'utf8')) as {
-    header: string;
-    rows: Row[];
-  };
+  // this run's environment, less what points at this run: the baseline must not start a baseline
+  // of its own, nor write its CPU profiles among this build's
+  const { BENCH_BASELINE_DIR: _self, BENCH_CPU_PROF_DIR: _profiles, ...env } = process.env;
+  const ended = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
+    (resolve, reject) => {
+      const child = spawn(process.execPath, [main, '--only=pipeline', ...(quick ? ['--quick'] : [])], {
+        cwd: dir,
+        // the old build's processes get the V8 flags every process runs with today, and this run's
+        // extra ones; it makes no media copies, which this build's CPU per task leaves out anyway
+        // (they are measured after its window)
+        env: {
+          ...env,
+          BENCH_NODE_ARGS: [...NODE_FLAGS, process.env.BENCH_NODE_ARGS ?? ''].join(' ').trim(),
+          BENCH_PIPELINE_COPIES: '0',
+        },
+        // its table goes with this run's progress lines, so that a failure shows its reason
+        stdio: ['ignore', process.stderr, 'inherit'],
+      });
+      // a pipeline run takes minutes: one that has not ended in an hour has hung
+      const timer = setTimeout(() => child.kill('SIGKILL'), 3_600_000);
+      child.on('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+      child.on('exit', (code, signal) => {
+        clearTimeout(timer);
+        resolve({ code, signal });
+      });
+    },
+  );
+  const written = listed().filter((f) => !before.has(f));
+  const theirs =
+    written.length === 1
+      ? (JSON.parse(readFileSync(path.join(results, written[0]!), 'utf8')) as { header: string; rows: Row[] })
+      : undefined;
+  if (ended.code !== 0) {
+    const errors = (theirs?.rows ?? []).filter((r) => r.metric === 'error').map((r) => r.note);
+    const how = ended.signal ?? `exit code ${ended.code}`;
+    throw new Error(`the baseline run ended with ${how}${errors.length ? `: ${errors.join('; ')}` : ''}`);
+  }
+  if (!theirs) throw new Error(`the baseline run wrote ${written.length} result files, not 1`);
   const old = cpuRow(theirs.rows);
   if (!old) throw new Error('the baseline run printed no pipeline CPU figure');
   return ratioRow({

@@ -508,12 +508,22 @@ describeBrowser('the web console in a browser', () => {
           if (p === '/console/videos') {
             // a task's status is on screen without scrolling sideways, a phone's too
             const tag = await page.locator('.ant-table-row .ant-tag').first().boundingBox();
-            expect(tag && tag.x >= 0 && tag.x + tag.width <= viewport.width).toBe(true);
+            expect({ page: p, width: viewport.width, statusOnScreen: onScreen(tag, viewport.width) }).toEqual(
+              {
+                page: p,
+                width: viewport.width,
+                statusOnScreen: true,
+              },
+            );
           }
           if (p === '/console/billing?tab=usage') {
             // and what each call cost
             const cost = await page.getByRole('columnheader', { name: 'Cost' }).boundingBox();
-            expect(cost && cost.x >= 0 && cost.x + cost.width <= viewport.width).toBe(true);
+            expect({ page: p, width: viewport.width, costOnScreen: onScreen(cost, viewport.width) }).toEqual({
+              page: p,
+              width: viewport.width,
+              costOnScreen: true,
+            });
           }
         }
         if (who === 'customer') {
@@ -532,6 +542,10 @@ describeBrowser('the web console in a browser', () => {
     console.log(`console screenshots: ${shots.length} in ${SCREENSHOTS}`);
   }, 400_000);
 });
+
+/** Whether a box (from boundingBox) lies within the viewport's width: seen without scrolling sideways. */
+const onScreen = (box: { x: number; width: number } | null, width: number) =>
+  box !== null && box.x >= 0 && box.x + box.width <= width;
 
 const pageName = (p: string) =>
   p

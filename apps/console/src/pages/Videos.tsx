@@ -13,7 +13,7 @@ import {
   Tag,
   Typography,
 } from 'antd';
-import { useState } from 'react';
+import { type CSSProperties, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import type { components } from '../api/schema';
@@ -32,6 +32,16 @@ export const STATUS_COLORS: Record<string, string> = {
   processing: 'processing',
   succeeded: 'success',
   failed: 'error',
+};
+
+/** Read by screen readers, not shown. */
+const VISUALLY_HIDDEN: CSSProperties = {
+  position: 'absolute',
+  width: 1,
+  height: 1,
+  overflow: 'hidden',
+  clip: 'rect(0 0 0 0)',
+  whiteSpace: 'nowrap',
 };
 
 const STATUSES = ['all', 'pending', 'processing', 'succeeded', 'failed'] as const;
@@ -97,7 +107,7 @@ export function VideosPage() {
     </>
   );
   const taskLink = (task: VideoTask) => (
-    <Link to={`/console/videos/${task.id}`} style={{ wordBreak: 'break-all' }}>
+    <Link to={`/console/videos/${task.id}`} style={compact ? { wordBreak: 'break-all' } : undefined}>
       {task.id}
     </Link>
   );
@@ -140,12 +150,19 @@ export function VideosPage() {
       title: t('videos.task'),
       dataIndex: 'id',
       render: (_id: string, task) => (
-        <Space orientation="vertical" size={2} data-testid="video-row-summary">
+        <Space orientation="vertical" size={2}>
           {taskLink(task)}
-          <Space size={4} wrap>
-            {statusCell(task)}
-          </Space>
-          {secondary(`${formatTime(task.created_at)} · ${task.model}`)}
+          <div>
+            {/* the column headers of the wide layout, for screen readers */}
+            <span style={VISUALLY_HIDDEN}>{t('videos.status')}</span>
+            <Space size={4} wrap>
+              {statusCell(task)}
+            </Space>
+          </div>
+          <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+            <span style={VISUALLY_HIDDEN}>{t('videos.created')} </span>
+            {formatTime(task.created_at)} · {task.model}
+          </Typography.Text>
         </Space>
       ),
     },
