@@ -111,11 +111,6 @@ export function VideosPage() {
       {task.id}
     </Link>
   );
-  const secondary = (text: string) => (
-    <Typography.Text type="secondary" style={{ fontSize: 12 }}>
-      {text}
-    </Typography.Text>
-  );
   const wideColumns: TableColumnsType<VideoTask> = [
     { title: t('videos.preview'), key: 'thumb', width: 120, render: (_v, task) => <Thumbnail task={task} /> },
     {
@@ -124,7 +119,9 @@ export function VideosPage() {
       render: (_id: string, task) => (
         <Space orientation="vertical" size={0}>
           {taskLink(task)}
-          {secondary(task.model)}
+          <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+            {task.model}
+          </Typography.Text>
         </Space>
       ),
     },
