@@ -506,7 +506,7 @@ describeBrowser('the web console in a browser', () => {
             overflow: 0,
           });
           // what a page must show without scrolling sideways, a phone's too: a task's status, what
-          // each call cost
+          // each call cost, whose task it is
           const mustShow = MUST_SHOW[p]?.(page);
           if (mustShow) {
             const box = await mustShow.boundingBox();
@@ -538,6 +538,7 @@ describeBrowser('the web console in a browser', () => {
 const MUST_SHOW: Record<string, (page: Page) => Locator> = {
   '/console/videos': (page) => page.locator('.ant-table-row .ant-tag').first(),
   '/console/billing?tab=usage': (page) => page.getByRole('columnheader', { name: 'Cost' }),
+  '/admin/tasks': (page) => page.locator('.ant-table-row a[href^="/admin/accounts/"]').first(),
 };
 
 /** Whether a box (from boundingBox) lies within the viewport's width: seen without scrolling sideways. */

@@ -65,7 +65,8 @@ export function ListCard<R extends { id: string }>(props: {
   query: { error: unknown; isPending: boolean; refetch: () => unknown };
   rows: R[] | undefined;
   columns: TableColumnsType<R>;
-  scrollX: number;
+  /** the table's own width, scrolled sideways inside the card; none: it fits the card */
+  scrollX: number | undefined;
   empty: ReactNode;
   expandable?: TableProps<R>['expandable'];
   /** the pager, and the cursor of the next page (none on the last page) */
@@ -86,7 +87,7 @@ export function ListCard<R extends { id: string }>(props: {
         loading={props.query.isPending}
         dataSource={props.rows ?? []}
         pagination={false}
-        scroll={{ x: props.scrollX }}
+        scroll={props.scrollX === undefined ? undefined : { x: props.scrollX }}
         locale={{ emptyText: <Empty description={props.empty} /> }}
         expandable={props.expandable}
         columns={props.columns}

@@ -35,7 +35,7 @@ export const STATUS_COLORS: Record<string, string> = {
 };
 
 /** Read by screen readers, not shown. */
-const VISUALLY_HIDDEN: CSSProperties = {
+export const VISUALLY_HIDDEN: CSSProperties = {
   position: 'absolute',
   width: 1,
   height: 1,

@@ -1,5 +1,18 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Card, Form, Input, InputNumber, Select, Space, Tag, Typography } from 'antd';
+import {
+  App,
+  Button,
+  Card,
+  Form,
+  Grid,
+  Input,
+  InputNumber,
+  Select,
+  Space,
+  type TableColumnsType,
+  Tag,
+  Typography,
+} from 'antd';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, unwrap } from '../../api/client';
@@ -7,7 +20,7 @@ import type { components } from '../../api/schema';
 import { ListCard, usePager } from '../../components/ListCard';
 import { useT } from '../../i18n/i18n';
 import { formatTime } from '../../lib/format';
-import { STATUS_COLORS } from '../Videos';
+import { STATUS_COLORS, VISUALLY_HIDDEN } from '../Videos';
 
 type AdminTask = components['schemas']['AdminTask'];
 interface Filters {
@@ -52,6 +65,91 @@ export function AdminTasksPage() {
     },
     onError: (err) => void message.error(err.message),
   });
+  // a phone gets two columns (the task, with its status, account and times; and its action), so
+  // nothing needs scrolling sideways
+  const compact = Grid.useBreakpoint().md === false;
+  const statusCell = (task: AdminTask) => (
+    <>
+      <Tag color={STATUS_COLORS[task.status]}>{t(`status.${task.status}` as 'status.pending')}</Tag>
+      {task.error ? (
+        <Typography.Text type="danger" style={{ fontSize: 12, wordBreak: 'break-word' }}>
+          {task.error.code}: {task.error.message}
+        </Typography.Text>
+      ) : null}
+    </>
+  );
+  const accountLink = (id: string) => (
+    <Link to={`/admin/accounts/${id}`} style={compact ? { wordBreak: 'break-all' } : undefined}>
+      {id}
+    </Link>
+  );
+  const retryButton = (task: AdminTask) =>
+    task.status === 'failed' ? (
+      <Button
+        size="small"
+        loading={retry.isPending && retry.variables === task.id}
+        onClick={() => retry.mutate(task.id)}
+        aria-label={`${t('admin.retry')} ${task.id}`}
+      >
+        {t('admin.retry')}
+      </Button>
+    ) : null;
+  const wideColumns: TableColumnsType<AdminTask> = [
+    {
+      title: t('videos.task'),
+      dataIndex: 'id',
+      render: (id: string) => <Typography.Text code>{id}</Typography.Text>,
+    },
+    { title: t('admin.account'), dataIndex: 'account_id', render: accountLink },
+    { title: t('billing.model'), dataIndex: 'model' },
+    {
+      title: t('videos.status'),
+      dataIndex: 'status',
+      render: (_s: string, task) => (
+        <Space orientation="vertical" size={0}>
+          {statusCell(task)}
+        </Space>
+      ),
+    },
+    { title: t('videos.created'), dataIndex: 'created_at', render: (s: number) => formatTime(s) },
+    {
+      title: t('admin.upstreamTask'),
+      dataIndex: 'upstream_task_id',
+      render: (u: string | null) => u ?? '—',
+    },
+    { title: t('common.actions'), fixed: 'right', render: (_v, task) => retryButton(task) },
+  ];
+  const compactColumns: TableColumnsType<AdminTask> = [
+    {
+      title: t('videos.task'),
+      dataIndex: 'id',
+      render: (id: string, task) => (
+        <Space orientation="vertical" size={2} style={{ minWidth: 0 }}>
+          <Typography.Text code style={{ wordBreak: 'break-all' }}>
+            {id}
+          </Typography.Text>
+          <Space orientation="vertical" size={0}>
+            <span style={VISUALLY_HIDDEN}>{t('videos.status')}</span>
+            {statusCell(task)}
+          </Space>
+          <Typography.Text style={{ fontSize: 12 }}>
+            <span style={VISUALLY_HIDDEN}>{t('admin.account')} </span>
+            {accountLink(task.account_id)}
+          </Typography.Text>
+          <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+            <span style={VISUALLY_HIDDEN}>{t('videos.created')} </span>
+            {formatTime(task.created_at)} · {task.model}
+          </Typography.Text>
+          {task.upstream_task_id ? (
+            <Typography.Text type="secondary" style={{ fontSize: 12, wordBreak: 'break-all' }}>
+              {t('admin.upstreamTask')}: {task.upstream_task_id}
+            </Typography.Text>
+          ) : null}
+        </Space>
+      ),
+    },
+    { title: t('common.actions'), key: 'actions', width: 84, render: (_v, task) => retryButton(task) },
+  ];
   const apply = (f: Filters) => {
     pager.reset();
     setFilters(f);
@@ -109,57 +207,10 @@ export function AdminTasksPage() {
       <ListCard<AdminTask>
         query={tasks}
         rows={tasks.data?.data}
-        scrollX={1000}
+        scrollX={compact ? undefined : 1000}
         empty={t('videos.empty')}
         paging={{ pager, nextCursor: tasks.data?.has_more ? tasks.data.last_id : undefined }}
-        columns={[
-          {
-            title: t('videos.task'),
-            dataIndex: 'id',
-            render: (id: string) => <Typography.Text code>{id}</Typography.Text>,
-          },
-          {
-            title: t('admin.account'),
-            dataIndex: 'account_id',
-            render: (id: string) => <Link to={`/admin/accounts/${id}`}>{id}</Link>,
-          },
-          { title: t('billing.model'), dataIndex: 'model' },
-          {
-            title: t('videos.status'),
-            dataIndex: 'status',
-            render: (s: string, task) => (
-              <Space orientation="vertical" size={0}>
-                <Tag color={STATUS_COLORS[s]}>{t(`status.${s}` as 'status.pending')}</Tag>
-                {task.error ? (
-                  <Typography.Text type="danger" style={{ fontSize: 12 }}>
-                    {task.error.code}: {task.error.message}
-                  </Typography.Text>
-                ) : null}
-              </Space>
-            ),
-          },
-          { title: t('videos.created'), dataIndex: 'created_at', render: (s: number) => formatTime(s) },
-          {
-            title: t('admin.upstreamTask'),
-            dataIndex: 'upstream_task_id',
-            render: (u: string | null) => u ?? '—',
-          },
-          {
-            title: t('common.actions'),
-            fixed: 'right',
-            render: (_v, task) =>
-              task.status === 'failed' ? (
-                <Button
-                  size="small"
-                  loading={retry.isPending && retry.variables === task.id}
-                  onClick={() => retry.mutate(task.id)}
-                  aria-label={`${t('admin.retry')} ${task.id}`}
-                >
-                  {t('admin.retry')}
-                </Button>
-              ) : null,
-          },
-        ]}
+        columns={compact ? compactColumns : wideColumns}
       />
     </Space>
   );
