@@ -12,7 +12,7 @@
 //   node scripts/bootstrap.mjs env             prints the PATH line that puts the toolchain first
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -41,7 +41,17 @@ const readJson = (file) => {
   }
 };
 
-const systemNodeOk = major(process.versions.node) >= MIN_NODE_MAJOR;
+const realpath = (p) => {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+};
+// Run by the toolchain's own Node (its bin first on PATH, as `env` suggests), this machine's Node was
+// too old: the toolchain keeps its Node, rather than removing the Node that runs this.
+const runByToolchainNode = realpath(process.execPath).startsWith(realpath(toolchain) + path.sep);
+const systemNodeOk = !runByToolchainNode && major(process.versions.node) >= MIN_NODE_MAJOR;
 // What the `node` package's install script would fetch, without running install scripts.
 const nodePackage = `${process.platform === 'darwin' && process.arch === 'arm64' ? 'node-bin' : 'node'}-${
   process.platform === 'win32' ? 'win' : process.platform

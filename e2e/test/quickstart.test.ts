@@ -2,7 +2,7 @@
 // repository with a PATH that holds no pnpm (nor corepack): it must install what it needs, start
 // the whole service and print a request that creates a video task which then succeeds; Ctrl-C
 // must then stop everything with exit code 0.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import {
   existsSync,
@@ -183,5 +183,18 @@ describe('quick start', () => {
     process.kill(-proc.pid!, 'SIGINT');
     expect(await exited).toBe(0);
     expect(output).not.toMatch(/ELIFECYCLE|npm error/);
+
+    // with the toolchain first on PATH, as `bootstrap.mjs env` prints it, the toolchain stays as it is
+    // (its Node, when the machine's was too old, is the `node` that runs the bootstrap then)
+    const toolBin = path.join(clone, '.data', 'toolchain', 'node_modules', '.bin');
+    const before = readdirSync(toolBin).sort();
+    const again = spawnSync('sh', ['-c', 'node scripts/bootstrap.mjs env'], {
+      cwd: clone,
+      env: { ...env, PATH: `${toolBin}${path.delimiter}${PATH}` },
+      encoding: 'utf8',
+    });
+    expect({ status: again.status, stderr: again.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(again.stdout).toContain(toolBin);
+    expect(readdirSync(toolBin).sort()).toEqual(before);
   }, 600_000);
 });
