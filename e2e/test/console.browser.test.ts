@@ -245,9 +245,22 @@ describeBrowser('the web console in a browser', () => {
     await page.getByLabel('Find by e-mail').press('Enter');
     await page.getByRole('link', { name: USER.email }).click();
     await page.getByRole('heading', { name: USER.email }).waitFor();
+    // a limit out of the API's range is refused where it was typed, not changed and saved
+    await page.getByLabel('Requests per minute').fill('0');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('A whole number from 1 to 1,000,000').waitFor();
+    const limits = await stack.pool.query('select rpm_limit from accounts where email = $1', [
+      USER.email.toLowerCase(),
+    ]);
+    expect(limits.rows[0].rpm_limit).toBeNull();
+    await page.getByLabel('Requests per minute').fill('');
+
     await page.getByLabel('Amount (USD)').fill('20');
     await page.getByLabel('Transfer reference').fill(`WIRE-${Date.now()}`);
     await page.getByRole('button', { name: 'Credit' }).click();
+    // money moves after the operator has read whom and how much
+    const confirm = page.getByRole('dialog', { name: `Credit $20.00 to ${USER.email.toLowerCase()}?` });
+    await confirm.getByRole('button', { name: 'Credit' }).click();
     await page.getByText('Credited', { exact: true }).waitFor();
     await page.getByText('$20.05').waitFor();
     await page.close();
@@ -307,6 +320,19 @@ describeBrowser('the web console in a browser', () => {
     await page.getByRole('button', { name: 'Expand row' }).first().click();
     await page.getByRole('cell', { name: '200' }).first().waitFor();
     await screenshot(page, 'video-detail-played');
+
+    // an id that names no task of this account: said once, with the way back, and nothing else asked
+    const asked: string[] = [];
+    page.on('request', (r) => asked.push(new URL(r.url()).pathname));
+    await page.goto(`${stack.apiUrl}/console/videos/task_00000000000000000000000000`);
+    await page.getByText('No such video task').waitFor();
+    await page.waitForLoadState('networkidle');
+    expect(await page.getByRole('alert').count()).toBe(0);
+    expect(asked.filter((p) => p.startsWith('/console/api/videos/'))).toEqual([
+      '/console/api/videos/task_00000000000000000000000000',
+    ]);
+    await page.getByRole('button', { name: 'Video tasks' }).click();
+    await page.getByRole('link', { name: created.id }).waitFor();
     await page.close();
   });
 
@@ -340,6 +366,18 @@ describeBrowser('the web console in a browser', () => {
     expect(() => new Webhook(second).verify(test!.body, headersOf(test!))).not.toThrow();
     expect(() => new Webhook(first).verify(test!.body, headersOf(test!))).not.toThrow();
     await screenshot(page, 'webhooks-rotated');
+
+    // a new address clears the last result; the form refuses what is not an http(s) URL, and lets
+    // an IP address or a dotless host through for the API to judge
+    await page.getByLabel('Receiver URL').fill('ftp://example.com/hook');
+    expect(await page.getByText('Delivered: the receiver answered 2xx.').count()).toBe(0);
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByText('Enter an http(s) URL.').waitFor();
+    const closed = await freePort();
+    await page.getByLabel('Receiver URL').fill(`http://127.0.0.1:${closed}/hook`);
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByText('Not delivered').waitFor();
+    expect(await page.getByText('Enter an http(s) URL.').count()).toBe(0);
     await page.close();
   });
 
@@ -358,6 +396,9 @@ describeBrowser('the web console in a browser', () => {
     await page.getByLabel('Account id').fill(accountId);
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.getByRole('button', { name: `Retry ${failed.id}` }).click();
+    // the new task is charged: the operator confirms first
+    await page.getByText('Run this task again?').waitFor();
+    await page.getByRole('button', { name: 'Retry', exact: true }).click();
     const retried = await page.getByText(/Retried as task_/).textContent();
     const newId = /task_[0-9A-Z]{26}/.exec(retried ?? '')?.[0];
     expect(newId).toBeDefined();

@@ -20,10 +20,17 @@ import { useLogout, useMe } from '../auth';
 import { LanguageSwitch } from '../components/LanguageSwitch';
 import { useT } from '../i18n/i18n';
 
-/** The menu key of a path: the longest menu path that starts it. */
+/** The dashboard's path, the console's root. */
+const HOME = '/console';
+
+/**
+ * The menu key of a path: the longest menu path that starts it (a task's page under the task list),
+ * except the dashboard's, which is its own page only. No key: a page outside the menu.
+ */
 export function selectedKey(pathname: string, keys: string[]): string | undefined {
+  const path = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
   return keys
-    .filter((k) => pathname === k || pathname.startsWith(`${k}/`))
+    .filter((k) => path === k || (k !== HOME && path.startsWith(`${k}/`)))
     .sort((a, b) => b.length - a.length)[0];
 }
 

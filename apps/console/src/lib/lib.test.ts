@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { selectedKey } from '../layout/ConsoleLayout';
 import { csvField, fetchAllPages, toCsv } from './csv';
 import { formatUsd } from './format';
 import { passwordStrength } from './password';
@@ -130,4 +131,21 @@ describe('USD display', () => {
     [1234.5, '$1234.50'],
     [null, '—'],
   ])('%s -> %s', (v, text) => expect(formatUsd(v)).toBe(text));
+});
+
+describe('the menu entry of a page', () => {
+  const keys = ['/console', '/console/keys', '/console/videos', '/admin/accounts', '/admin/tasks'];
+  it.each([
+    ['/console', '/console'],
+    ['/console/', '/console'],
+    ['/console/keys', '/console/keys'],
+    ['/console/videos/task_01ABC', '/console/videos'],
+    ['/admin/accounts/acct_01ABC', '/admin/accounts'],
+    // pages outside the menu select nothing, not the dashboard
+    ['/console/password', undefined],
+    ['/console/no-such-page', undefined],
+    ['/console/keysmith', undefined],
+  ])('%s selects %s', (path, key) => {
+    expect(selectedKey(path, keys)).toBe(key);
+  });
 });

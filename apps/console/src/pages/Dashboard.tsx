@@ -27,6 +27,16 @@ const SpendChart = lazy(() => import('../components/SpendChart'));
 const DAYS = 30;
 const timeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
+/** Whether the account's ledger has an entry of this kind. */
+function useLedgerHas(kind: 'grant' | 'topup') {
+  return useQuery({
+    queryKey: ['ledger', { kind, limit: 1 }],
+    queryFn: async () =>
+      (await unwrap(api.GET('/console/api/ledger', { params: { query: { kind, limit: 1 } } }))).data.length >
+      0,
+  });
+}
+
 export function DashboardPage() {
   const t = useT();
   const balance = useQuery({
@@ -34,10 +44,8 @@ export function DashboardPage() {
     queryFn: () => unwrap(api.GET('/console/api/balance')),
     refetchInterval: 30_000,
   });
-  const topups = useQuery({
-    queryKey: ['ledger', { kind: 'topup', limit: 1 }],
-    queryFn: () => unwrap(api.GET('/console/api/ledger', { params: { query: { kind: 'topup', limit: 1 } } })),
-  });
+  const topups = useLedgerHas('topup');
+  const grants = useLedgerHas('grant');
   const summary = useQuery({
     queryKey: ['usage-summary', DAYS],
     queryFn: () =>
@@ -59,14 +67,16 @@ export function DashboardPage() {
     () => (summary.data ? spendSeries(summary.data.data, DAYS, new Date(), t('dashboard.otherModel')) : null),
     [summary.data, t],
   );
-  const neverToppedUp = topups.data !== undefined && topups.data.data.length === 0;
+  // the test credit's notice: for an account that got the test credit and has paid nothing since
+  // (not an operator's account, which gets none)
+  const onTestCredit = grants.data === true && topups.data === false;
 
   return (
     <Space orientation="vertical" size="large" style={{ width: '100%' }}>
       <Typography.Title level={2} style={{ margin: 0 }}>
         {t('nav.dashboard')}
       </Typography.Title>
-      {neverToppedUp ? (
+      {onTestCredit ? (
         <Alert
           type="info"
           showIcon

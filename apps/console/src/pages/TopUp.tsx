@@ -229,23 +229,35 @@ export function TopUpPage() {
           </Col>
           <Col xs={24} lg={10}>
             <Card title={t('topup.bank')}>
-              {o.bank_transfer ? (
+              {o.bank_transfer?.account_number ? (
                 <>
                   <Typography.Paragraph type="secondary">{t('topup.bankIntro')}</Typography.Paragraph>
                   <Descriptions column={1} size="small" bordered>
-                    <Descriptions.Item label={t('topup.beneficiary')}>
-                      {o.bank_transfer.beneficiary}
-                    </Descriptions.Item>
-                    <Descriptions.Item label={t('topup.bankName')}>
-                      {o.bank_transfer.bank ?? '—'}
-                    </Descriptions.Item>
+                    {o.bank_transfer.beneficiary ? (
+                      <Descriptions.Item label={t('topup.beneficiary')}>
+                        {o.bank_transfer.beneficiary}
+                      </Descriptions.Item>
+                    ) : null}
+                    {o.bank_transfer.bank ? (
+                      <Descriptions.Item label={t('topup.bankName')}>
+                        {o.bank_transfer.bank}
+                      </Descriptions.Item>
+                    ) : null}
                     <Descriptions.Item label={t('topup.accountNumber')}>
-                      {o.bank_transfer.account_number ? (
-                        <Typography.Text copyable>{o.bank_transfer.account_number}</Typography.Text>
-                      ) : (
-                        '—'
-                      )}
+                      <Typography.Text copyable>{o.bank_transfer.account_number}</Typography.Text>
                     </Descriptions.Item>
+                    <Descriptions.Item label={t('topup.reference')}>
+                      <Typography.Text copyable strong>
+                        {o.bank_transfer.reference}
+                      </Typography.Text>
+                    </Descriptions.Item>
+                  </Descriptions>
+                </>
+              ) : o.bank_transfer ? (
+                // no account published: the reference still tells the operator whose transfer it is
+                <>
+                  <Typography.Paragraph type="secondary">{t('topup.bankAsk')}</Typography.Paragraph>
+                  <Descriptions column={1} size="small" bordered>
                     <Descriptions.Item label={t('topup.reference')}>
                       <Typography.Text copyable strong>
                         {o.bank_transfer.reference}

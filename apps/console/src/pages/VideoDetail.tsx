@@ -1,9 +1,21 @@
 import { ArrowLeftOutlined } from '@ant-design/icons';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, App, Button, Card, Descriptions, Progress, Space, Table, Tag, Typography } from 'antd';
+import {
+  Alert,
+  App,
+  Button,
+  Card,
+  Descriptions,
+  Progress,
+  Result,
+  Space,
+  Table,
+  Tag,
+  Typography,
+} from 'antd';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { api, unwrap } from '../api/client';
+import { ApiError, api, unwrap } from '../api/client';
 import type { components } from '../api/schema';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { ListCard } from '../components/ListCard';
@@ -25,6 +37,7 @@ type Delivery = components['schemas']['CallbackDelivery'] & {
 };
 
 const terminal = (s?: string) => s === 'succeeded' || s === 'failed';
+const isMissing = (error: unknown) => error instanceof ApiError && error.status === 404;
 
 export function VideoDetailPage() {
   const t = useT();
@@ -36,7 +49,8 @@ export function VideoDetailPage() {
     queryKey: ['video', taskId],
     queryFn: async () =>
       (await unwrap(api.GET('/console/api/videos/{taskId}', { params: { path: { taskId } } }))) as VideoTask,
-    refetchInterval: (q) => (terminal(q.state.data?.status) ? false : 3_000),
+    // until it ends; an id that names no task of this account is not asked again
+    refetchInterval: (q) => (terminal(q.state.data?.status) || isMissing(q.state.error) ? false : 3_000),
   });
   const callbacks = useQuery({
     queryKey: ['video', taskId, 'callbacks'],
@@ -44,6 +58,8 @@ export function VideoDetailPage() {
       (await unwrap(api.GET('/console/api/videos/{taskId}/callbacks', { params: { path: { taskId } } })))
         .data as Delivery[],
     refetchInterval: 10_000,
+    // a task that could not be read has no deliveries to show
+    enabled: task.isSuccess,
   });
   const redeliver = useMutation({
     mutationFn: (deliveryId: string) =>
@@ -59,6 +75,7 @@ export function VideoDetailPage() {
     onError: (err) => void message.error(err.message),
   });
   const v = task.data;
+  const missing = isMissing(task.error);
   const callbackUrl = (v?.metadata as { callback_url?: string } | undefined)?.callback_url;
 
   return (
@@ -69,7 +86,20 @@ export function VideoDetailPage() {
       <Typography.Title level={2} style={{ margin: 0, wordBreak: 'break-all' }}>
         {taskId}
       </Typography.Title>
-      {task.error ? <ErrorAlert error={task.error} onRetry={() => void task.refetch()} /> : null}
+      {missing ? (
+        <Result
+          status="404"
+          title={t('videos.notFound')}
+          subTitle={t('videos.notFoundHint')}
+          extra={
+            <Link to="/console/videos">
+              <Button type="primary">{t('nav.videos')}</Button>
+            </Link>
+          }
+        />
+      ) : task.error ? (
+        <ErrorAlert error={task.error} onRetry={() => void task.refetch()} />
+      ) : null}
       {task.isPending ? <Card loading /> : null}
       {v ? (
         <Card>
@@ -126,81 +156,83 @@ export function VideoDetailPage() {
           </Space>
         </Card>
       ) : null}
-      <ListCard<Delivery>
-        title={t('videos.callbacks')}
-        query={callbacks}
-        rows={callbacks.data}
-        scrollX={720}
-        empty={t('videos.noCallbacks')}
-        expandable={{
-          expandedRowRender: (d) => (
-            <Table
-              rowKey="attempt"
-              size="small"
-              pagination={false}
-              dataSource={d.attempts}
-              locale={{ emptyText: t('videos.noAttempts') }}
-              columns={[
-                { title: '#', dataIndex: 'attempt', width: 48 },
-                {
-                  title: t('videos.attemptAt'),
-                  dataIndex: 'started_at',
-                  render: (s: number | null) => formatTime(s),
-                },
-                {
-                  title: t('videos.statusCode'),
-                  dataIndex: 'status_code',
-                  render: (c: number | null) => c ?? '—',
-                },
-                {
-                  title: t('videos.latency'),
-                  dataIndex: 'latency_ms',
-                  render: (ms: number | null) => (ms === null ? '—' : `${ms} ms`),
-                },
-                { title: t('videos.error'), dataIndex: 'error', render: (e: string | null) => e ?? '—' },
-                {
-                  title: t('videos.response'),
-                  dataIndex: 'response_body',
-                  render: (b: string | null | undefined) => (
-                    <Typography.Text code ellipsis={{ tooltip: b }} style={{ maxWidth: 240 }}>
-                      {b || '—'}
-                    </Typography.Text>
-                  ),
-                },
-              ]}
-            />
-          ),
-        }}
-        columns={[
-          { title: t('videos.event'), dataIndex: 'event_type' },
-          {
-            title: t('videos.deliveryStatus'),
-            dataIndex: 'status',
-            render: (s: string) => (
-              <Tag color={s === 'delivered' ? 'success' : s === 'failed' ? 'error' : 'processing'}>{s}</Tag>
-            ),
-          },
-          { title: t('videos.attempts'), dataIndex: 'attempt_count' },
-          {
-            title: t('videos.nextAttempt'),
-            dataIndex: 'next_attempt_at',
-            render: (s: number | null) => formatTime(s),
-          },
-          { title: t('videos.url'), dataIndex: 'url', ellipsis: true },
-          {
-            title: t('common.actions'),
-            render: (_v, d) => (
-              <Button
+      {v ? (
+        <ListCard<Delivery>
+          title={t('videos.callbacks')}
+          query={callbacks}
+          rows={callbacks.data}
+          scrollX={720}
+          empty={t('videos.noCallbacks')}
+          expandable={{
+            expandedRowRender: (d) => (
+              <Table
+                rowKey="attempt"
                 size="small"
-                loading={redeliver.isPending && redeliver.variables === d.id}
-                onClick={() => redeliver.mutate(d.id)}
-              >
-                {t('videos.redeliver')}
-              </Button>
+                pagination={false}
+                dataSource={d.attempts}
+                locale={{ emptyText: t('videos.noAttempts') }}
+                columns={[
+                  { title: '#', dataIndex: 'attempt', width: 48 },
+                  {
+                    title: t('videos.attemptAt'),
+                    dataIndex: 'started_at',
+                    render: (s: number | null) => formatTime(s),
+                  },
+                  {
+                    title: t('videos.statusCode'),
+                    dataIndex: 'status_code',
+                    render: (c: number | null) => c ?? '—',
+                  },
+                  {
+                    title: t('videos.latency'),
+                    dataIndex: 'latency_ms',
+                    render: (ms: number | null) => (ms === null ? '—' : `${ms} ms`),
+                  },
+                  { title: t('videos.error'), dataIndex: 'error', render: (e: string | null) => e ?? '—' },
+                  {
+                    title: t('videos.response'),
+                    dataIndex: 'response_body',
+                    render: (b: string | null | undefined) => (
+                      <Typography.Text code ellipsis={{ tooltip: b }} style={{ maxWidth: 240 }}>
+                        {b || '—'}
+                      </Typography.Text>
+                    ),
+                  },
+                ]}
+              />
             ),
-          },
-        ]}
-      />
+          }}
+          columns={[
+            { title: t('videos.event'), dataIndex: 'event_type' },
+            {
+              title: t('videos.deliveryStatus'),
+              dataIndex: 'status',
+              render: (s: string) => (
+                <Tag color={s === 'delivered' ? 'success' : s === 'failed' ? 'error' : 'processing'}>{s}</Tag>
+              ),
+            },
+            { title: t('videos.attempts'), dataIndex: 'attempt_count' },
+            {
+              title: t('videos.nextAttempt'),
+              dataIndex: 'next_attempt_at',
+              render: (s: number | null) => formatTime(s),
+            },
+            { title: t('videos.url'), dataIndex: 'url', ellipsis: true },
+            {
+              title: t('common.actions'),
+              render: (_v, d) => (
+                <Button
+                  size="small"
+                  loading={redeliver.isPending && redeliver.variables === d.id}
+                  onClick={() => redeliver.mutate(d.id)}
+                >
+                  {t('videos.redeliver')}
+                </Button>
+              ),
+            },
+          ]}
+        />
+      ) : null}
     </Space>
   );
 }

@@ -132,11 +132,21 @@ export function WebhooksPage() {
       </Card>
       <Card title={t('webhooks.test')}>
         <Typography.Paragraph type="secondary">{t('webhooks.testIntro')}</Typography.Paragraph>
-        <Form layout="vertical" onFinish={(v: { url: string }) => test.mutate(v.url)} requiredMark={false}>
+        <Form
+          layout="vertical"
+          onFinish={(v: { url: string }) => test.mutate(v.url.trim())}
+          // a result belongs to the address it was sent to
+          onValuesChange={() => test.reset()}
+          requiredMark={false}
+        >
           <Form.Item
             label={t('webhooks.testUrl')}
             name="url"
-            rules={[{ required: true, type: 'url', message: t('webhooks.urlInvalid') }]}
+            // the form checks only the shape; which hosts may be reached is the API's to say
+            rules={[
+              { required: true, message: t('webhooks.urlInvalid') },
+              { validator: httpUrl(t('webhooks.urlInvalid')) },
+            ]}
           >
             <Input placeholder="https://example.com/hooks/mediagate" inputMode="url" />
           </Form.Item>
@@ -174,3 +184,16 @@ export function WebhooksPage() {
     </Space>
   );
 }
+
+/** A form rule: an absolute http(s) URL, any host (a name without dots, an IP address). */
+const httpUrl = (message: string) => async (_rule: unknown, value: string | undefined) => {
+  if (!value?.trim()) return;
+  let url: URL | undefined;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname)
+    throw new Error(message);
+};

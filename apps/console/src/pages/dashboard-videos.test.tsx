@@ -10,12 +10,18 @@ beforeEach(() => {
 
 const list = (data: unknown[]) => ({ status: 200, body: { object: 'list', data, has_more: false } });
 
-function dashboardApi(topups: unknown[], summary: { status: number; body?: unknown }) {
+/** The dashboard's API; the ledger holds one entry of each of `kinds`. */
+function dashboardApi(kinds: string[], summary: { status: number; body?: unknown }) {
   return fakeApi((_m, path) => {
     if (path.startsWith('/console/api/balance'))
       return { status: 200, body: { object: 'balance', balance_usd: 0.05, balance_micro_usd: 50_000 } };
-    if (path.startsWith('/console/api/ledger'))
-      return { status: 200, body: { ...list(topups).body, next_cursor: null } };
+    if (path.startsWith('/console/api/ledger')) {
+      const kind = new URL(path, 'http://localhost').searchParams.get('kind');
+      const entries = kinds
+        .filter((k) => kind === null || k === kind)
+        .map((k, i) => ({ id: `${i}`, kind: k }));
+      return { status: 200, body: { ...list(entries).body, next_cursor: null } };
+    }
     if (path.startsWith('/console/api/usage/summary')) return summary;
     if (path.startsWith('/console/api/videos')) return list([]);
     return { status: 404 };
@@ -24,7 +30,10 @@ function dashboardApi(topups: unknown[], summary: { status: number; body?: unkno
 
 describe('dashboard', () => {
   it('shows the test-credit notice to an account that never topped up, and the empty states', async () => {
-    const calls = dashboardApi([], { status: 200, body: { object: 'usage_summary', days: 30, data: [] } });
+    const calls = dashboardApi(['grant'], {
+      status: 200,
+      body: { object: 'usage_summary', days: 30, data: [] },
+    });
     renderAt('/console', [{ path: '/console', element: <DashboardPage /> }]);
     expect(await screen.findByText('Test credit')).toBeTruthy();
     expect(screen.getByText(/not for production or public content delivery/)).toBeTruthy();
@@ -34,12 +43,17 @@ describe('dashboard', () => {
   });
 
   it('hides the notice after a top-up, and shows a failed summary in words', async () => {
-    dashboardApi(
-      [{ id: '1', kind: 'topup' }],
-      apiError(500, 'server_error', 'The summary failed (request id req_1).'),
-    );
+    dashboardApi(['grant', 'topup'], apiError(500, 'server_error', 'The summary failed (request id req_1).'));
     renderAt('/console', [{ path: '/console', element: <DashboardPage /> }]);
     expect(await screen.findByText('The summary failed (request id req_1).')).toBeTruthy();
+    expect(screen.queryByText('Test credit')).toBeNull();
+  });
+
+  it('shows no test-credit notice to an account that never got the test credit (an operator)', async () => {
+    dashboardApi([], { status: 200, body: { object: 'usage_summary', days: 30, data: [] } });
+    renderAt('/console', [{ path: '/console', element: <DashboardPage /> }]);
+    expect(await screen.findByText('No spend in the last 30 days.')).toBeTruthy();
+    expect(await screen.findByText('No task is running.')).toBeTruthy();
     expect(screen.queryByText('Test credit')).toBeNull();
   });
 });

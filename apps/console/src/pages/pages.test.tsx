@@ -187,6 +187,29 @@ describe('top-up page', () => {
     expect(screen.getByText(/Unknown route/)).toBeTruthy();
   });
 
+  it('with no bank account published, asks the customer to ask for it and still shows their reference', async () => {
+    fakeApi((_method, path) => {
+      if (path === '/console/api/topups/options')
+        return {
+          status: 200,
+          body: {
+            providers: ['alipay'],
+            cny_per_usd: 5,
+            min_amount_cny: 35,
+            bonus_threshold_cny: 500,
+            bonus_percent: 10,
+            bank_transfer: { reference: 'MG-REF-2', beneficiary: null, bank: null, account_number: null },
+          },
+        };
+      return { status: 200, body: { object: 'list', data: [] } };
+    });
+    renderAt('/console/topup', [{ path: '/console/topup', element: <TopUpPage /> }]);
+    expect(await screen.findByText('MG-REF-2')).toBeTruthy();
+    expect(screen.getByText(/is not published here: ask us for it/)).toBeTruthy();
+    expect(screen.queryByText('Account number')).toBeNull();
+    expect(screen.queryByText('Beneficiary')).toBeNull();
+  });
+
   it('shows the minimum and the bonus before paying, then the QR code, and updates itself when credited', async () => {
     let polls = 0;
     const order = {

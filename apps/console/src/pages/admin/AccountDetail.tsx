@@ -22,9 +22,20 @@ import { useT } from '../../i18n/i18n';
 import { formatTime, formatUsd } from '../../lib/format';
 import type { Account } from './Accounts';
 
+interface TopupValues {
+  amount_usd: number;
+  reference: string;
+  note?: string;
+}
+interface AdjustValues {
+  amount_usd: number;
+  reason: string;
+  reference?: string;
+}
+
 export function AccountDetailPage() {
   const t = useT();
-  const { message } = App.useApp();
+  const { message, modal } = App.useApp();
   const { accountId = '' } = useParams();
   const client = useQueryClient();
   const path = { params: { path: { id: accountId } } };
@@ -59,8 +70,7 @@ export function AccountDetailPage() {
   });
   const [topupForm] = Form.useForm();
   const topup = useMutation({
-    mutationFn: (v: { amount_usd: number; reference: string; note?: string }) =>
-      unwrap(api.POST('/admin/api/accounts/{id}/topups', { ...path, body: v })),
+    mutationFn: (v: TopupValues) => unwrap(api.POST('/admin/api/accounts/{id}/topups', { ...path, body: v })),
     onSuccess: (r) => {
       topupForm.resetFields();
       done((r as { credited?: boolean }).credited ? t('admin.topupCredited') : t('admin.topupAlready'))();
@@ -68,13 +78,20 @@ export function AccountDetailPage() {
   });
   const [adjustForm] = Form.useForm();
   const adjust = useMutation({
-    mutationFn: (v: { amount_usd: number; reason: string; reference?: string }) =>
+    mutationFn: (v: AdjustValues) =>
       unwrap(api.POST('/admin/api/accounts/{id}/adjustments', { ...path, body: v })),
     onSuccess: () => {
       adjustForm.resetFields();
       done(t('admin.adjusted'))();
     },
   });
+  // the API's range; an InputNumber's own bounds would change the number typed without a word
+  const limitRule = {
+    type: 'integer' as const,
+    min: 1,
+    max: 1_000_000,
+    message: t('admin.limitRange'),
+  };
   const a = account.data;
   return (
     <Space orientation="vertical" size="large" style={{ width: '100%' }}>
@@ -140,15 +157,21 @@ export function AccountDetailPage() {
                   }}
                   onFinish={(v) => limits.mutate(v)}
                 >
-                  <Form.Item label={t('admin.rpm')} name="rpm_limit" extra={t('admin.emptyDefault')}>
-                    <InputNumber min={1} precision={0} style={{ width: '100%' }} />
+                  <Form.Item
+                    label={t('admin.rpm')}
+                    name="rpm_limit"
+                    extra={t('admin.emptyDefault')}
+                    rules={[limitRule]}
+                  >
+                    <InputNumber precision={0} style={{ width: '100%' }} />
                   </Form.Item>
                   <Form.Item
                     label={t('admin.maxVideos')}
                     name="max_active_video_tasks"
                     extra={t('admin.emptyDefault')}
+                    rules={[limitRule]}
                   >
-                    <InputNumber min={1} precision={0} style={{ width: '100%' }} />
+                    <InputNumber precision={0} style={{ width: '100%' }} />
                   </Form.Item>
                   {limits.error ? <ErrorAlert error={limits.error} style={{ marginBottom: 16 }} /> : null}
                   <Button htmlType="submit" loading={limits.isPending}>
@@ -162,7 +185,15 @@ export function AccountDetailPage() {
                 <Form
                   form={topupForm}
                   layout="vertical"
-                  onFinish={(v) => topup.mutate(v)}
+                  onFinish={(v: TopupValues) =>
+                    modal.confirm({
+                      title: t('admin.creditConfirm', { amount: formatUsd(v.amount_usd), email: a.email }),
+                      content: t('admin.creditConfirmHint', { reference: v.reference.trim() }),
+                      okText: t('admin.credit'),
+                      cancelText: t('common.cancel'),
+                      onOk: () => topup.mutate(v),
+                    })
+                  }
                   requiredMark={false}
                 >
                   <Form.Item label={t('admin.amountUsd')} name="amount_usd" rules={[{ required: true }]}>
@@ -190,7 +221,18 @@ export function AccountDetailPage() {
                 <Form
                   form={adjustForm}
                   layout="vertical"
-                  onFinish={(v) => adjust.mutate(v)}
+                  onFinish={(v: AdjustValues) =>
+                    modal.confirm({
+                      title: t(v.amount_usd < 0 ? 'admin.takeConfirm' : 'admin.giveConfirm', {
+                        amount: formatUsd(Math.abs(v.amount_usd)),
+                        email: a.email,
+                      }),
+                      content: t('admin.adjustConfirmHint', { reason: v.reason.trim() }),
+                      okText: t('admin.apply'),
+                      cancelText: t('common.cancel'),
+                      onOk: () => adjust.mutate(v),
+                    })
+                  }
                   requiredMark={false}
                 >
                   <Form.Item label={t('admin.amountSigned')} name="amount_usd" rules={[{ required: true }]}>

@@ -7,6 +7,7 @@ import {
   Grid,
   Input,
   InputNumber,
+  Popconfirm,
   Select,
   Space,
   type TableColumnsType,
@@ -85,14 +86,21 @@ export function AdminTasksPage() {
   );
   const retryButton = (task: AdminTask) =>
     task.status === 'failed' ? (
-      <Button
-        size="small"
-        loading={retry.isPending && retry.variables === task.id}
-        onClick={() => retry.mutate(task.id)}
-        aria-label={`${t('admin.retry')} ${task.id}`}
+      <Popconfirm
+        title={t('admin.retryConfirm')}
+        description={t('admin.retryHint')}
+        okText={t('admin.retry')}
+        cancelText={t('common.cancel')}
+        onConfirm={() => retry.mutate(task.id)}
       >
-        {t('admin.retry')}
-      </Button>
+        <Button
+          size="small"
+          loading={retry.isPending && retry.variables === task.id}
+          aria-label={`${t('admin.retry')} ${task.id}`}
+        >
+          {t('admin.retry')}
+        </Button>
+      </Popconfirm>
     ) : null;
   const wideColumns: TableColumnsType<AdminTask> = [
     {
