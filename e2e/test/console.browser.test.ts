@@ -195,6 +195,16 @@ describeBrowser('the web console in a browser', () => {
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel('Name').fill('ci key');
     await dialog.getByLabel(/Quota \(USD\)/).fill('3');
+    // a malformed address is named where it was typed, before anything is sent
+    const ips = dialog.getByLabel(/IP addresses/);
+    for (const ip of ['127.0.0.0/8', '127.0.0.999']) {
+      await ips.fill(ip);
+      await ips.press('Enter');
+    }
+    await dialog.getByRole('button', { name: 'Create a key' }).click();
+    await dialog.getByText('“127.0.0.999” is not an IP address or CIDR block').waitFor();
+    await ips.press('Backspace');
+    await dialog.getByText('“127.0.0.999” is not an IP address').waitFor({ state: 'detached' });
     await dialog.getByRole('button', { name: 'Create a key' }).click();
     await page.getByText('Key "ci key" created').waitFor();
     const key = ((await page.getByTestId('secret-value').textContent()) ?? '').trim();
@@ -484,6 +494,7 @@ describeBrowser('the web console in a browser', () => {
     await page.getByLabel('Reset code').fill(code);
     USER.password = 'A-brand-new-pass-7';
     await page.getByLabel('New password').fill(USER.password);
+    await page.getByLabel('Password again').fill(USER.password);
     await page.getByRole('button', { name: 'Set the new password' }).click();
     await page.getByText('Your password has been reset').waitFor();
     // the customer's other browser was signed out

@@ -1,3 +1,4 @@
+import { Spin } from 'antd';
 import { createBrowserRouter, Navigate } from 'react-router';
 import { RequireSession } from './auth';
 import { PublicLayout } from './layout/PublicLayout';
@@ -60,4 +61,14 @@ export const routes = [
   },
 ];
 
-export const router = createBrowserRouter(routes);
+export const router = createBrowserRouter([
+  {
+    // shown while the first page's code loads (every page but the sign-in page is loaded lazily)
+    hydrateFallbackElement: (
+      <div style={{ display: 'grid', placeItems: 'center', minHeight: '100vh' }}>
+        <Spin size="large" />
+      </div>
+    ),
+    children: routes,
+  },
+]);

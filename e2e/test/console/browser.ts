@@ -37,7 +37,8 @@ export function collectErrors(context: BrowserContext): string[] {
   const watch = (page: Page) => {
     page.on('pageerror', (err) => errors.push(`pageerror ${page.url()}: ${err.message}`));
     page.on('console', (msg) => {
-      if (msg.type() !== 'error') return;
+      // warnings too: a library's warning in a production build is a defect the user's console shows
+      if (msg.type() !== 'error' && msg.type() !== 'warning') return;
       const text = msg.text();
       // a failed request is shown on the page in words; the browser also logs it
       if (/Failed to load resource: the server responded with a status of (4\d\d)/.test(text)) return;

@@ -19,24 +19,41 @@ export function EmailField({ autoComplete }: { autoComplete: 'email' | 'username
 }
 
 /**
- * A new password (form field `password`): the API's least length as the rule, and a strength meter
- * that follows what is typed.
+ * A new password (form field `password`), typed twice (field `confirm`, not sent): the API's least
+ * length as the rule, said when it is broken, and a strength meter that follows what is typed.
  */
-export function NewPasswordField({ label, extra }: { label: ReactNode; extra?: ReactNode }) {
+export function NewPasswordField({ label }: { label: ReactNode }) {
   const t = useT();
   const password: string | undefined = Form.useWatch('password');
-  const rule = t('password.rule', { min: MIN_PASSWORD_LENGTH });
   return (
     <>
       <Form.Item
         label={label}
         name="password"
-        extra={extra}
-        rules={[{ required: true, min: MIN_PASSWORD_LENGTH, message: rule }]}
+        rules={[
+          { required: true, message: t('field.passwordRequired') },
+          { min: MIN_PASSWORD_LENGTH, message: t('password.rule', { min: MIN_PASSWORD_LENGTH }) },
+        ]}
       >
         <Input.Password autoComplete="new-password" />
       </Form.Item>
       <PasswordStrength password={password ?? ''} />
+      <Form.Item
+        label={t('field.passwordAgain')}
+        name="confirm"
+        dependencies={['password']}
+        rules={[
+          { required: true, message: t('field.passwordAgainRequired') },
+          ({ getFieldValue }) => ({
+            validator: (_r, value) =>
+              !value || getFieldValue('password') === value
+                ? Promise.resolve()
+                : Promise.reject(new Error(t('field.passwordMismatch'))),
+          }),
+        ]}
+      >
+        <Input.Password autoComplete="new-password" />
+      </Form.Item>
     </>
   );
 }

@@ -40,6 +40,7 @@ export const en = {
   'field.password': 'Password',
   'field.passwordRequired': 'Enter the password.',
   'field.passwordAgain': 'Password again',
+  'field.passwordAgainRequired': 'Type the password once more.',
   'field.passwordMismatch': 'The two passwords differ.',
   'field.currentPassword': 'Current password',
   'field.newPassword': 'New password',
@@ -120,6 +121,7 @@ export const en = {
   'keys.models': 'Models',
   'keys.modelsHint': 'Optional: only these models. Empty for every model.',
   'keys.ips': 'IP addresses',
+  'keys.ipInvalid': '“{value}” is not an IP address or CIDR block (e.g. 203.0.113.7 or 203.0.113.0/24).',
   'keys.ipsHint':
     'Optional: only from these addresses or CIDR blocks (e.g. 203.0.113.0/24). Type and press Enter.',
   'keys.all': 'all',

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { selectedKey } from '../layout/ConsoleLayout';
 import { csvField, fetchAllPages, toCsv } from './csv';
 import { formatUsd } from './format';
+import { isIpRule } from './ip';
 import { passwordStrength } from './password';
 import { spendSeries } from './spend';
 import { topUpFinished, topUpPreview } from './topup';
@@ -147,5 +148,30 @@ describe('the menu entry of a page', () => {
     ['/console/keysmith', undefined],
   ])('%s selects %s', (path, key) => {
     expect(selectedKey(path, keys)).toBe(key);
+  });
+});
+
+describe('a key address rule', () => {
+  it.each([
+    ['203.0.113.7', true],
+    ['203.0.113.0/24', true],
+    [' 10.0.0.0/8 ', true],
+    ['0.0.0.0/0', true],
+    ['2001:db8::/32', true],
+    ['::1', true],
+    ['fe80::1%eth0', true],
+    ['203.0.113.256', false],
+    ['203.0.113', false],
+    ['203.0.113.07', false],
+    ['203.0.113.0/33', false],
+    ['2001:db8::/129', false],
+    ['10.0.0.0/8/8', false],
+    ['10.0.0.0/', false],
+    ['example.com', false],
+    ['abc%eth0', false],
+    ['1.2.3.4.5', false],
+    ['', false],
+  ])('%s: %s', (rule, ok) => {
+    expect(isIpRule(rule)).toBe(ok);
   });
 });

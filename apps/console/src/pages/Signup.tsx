@@ -8,7 +8,6 @@ import { EmailField, NewPasswordField } from '../components/AccountFields';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { SecretReveal } from '../components/SecretReveal';
 import { useT } from '../i18n/i18n';
-import { MIN_PASSWORD_LENGTH } from '../lib/password';
 import { useCountdown } from '../lib/use-countdown';
 
 const DEFAULT_COOLDOWN_S = 60;
@@ -131,26 +130,7 @@ export function SignupPage() {
         requiredMark={false}
       >
         <EmailField autoComplete="email" />
-        <NewPasswordField
-          label={t('field.password')}
-          extra={t('password.rule', { min: MIN_PASSWORD_LENGTH })}
-        />
-        <Form.Item
-          label={t('field.passwordAgain')}
-          name="confirm"
-          dependencies={['password']}
-          rules={[
-            { required: true, message: t('field.passwordAgain') },
-            ({ getFieldValue }) => ({
-              validator: (_r, value) =>
-                !value || getFieldValue('password') === value
-                  ? Promise.resolve()
-                  : Promise.reject(new Error(t('field.passwordMismatch'))),
-            }),
-          ]}
-        >
-          <Input.Password autoComplete="new-password" />
-        </Form.Item>
+        <NewPasswordField label={t('field.password')} />
         {register.error ? <ErrorAlert error={register.error} style={{ marginBottom: 16 }} /> : null}
         <Button type="primary" htmlType="submit" block loading={register.isPending}>
           {t('signup.submit')}

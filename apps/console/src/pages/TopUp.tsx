@@ -177,20 +177,17 @@ export function TopUpPage() {
                   >
                     <InputNumber prefix="¥" min={0} precision={2} step={10} style={{ width: '100%' }} />
                   </Form.Item>
-                  {preview ? (
+                  {/* below the least amount, the field's own message says so */}
+                  {preview && !preview.belowMin ? (
                     <Alert
-                      type={preview.belowMin ? 'warning' : 'info'}
+                      type="info"
                       showIcon
                       role="status"
                       style={{ marginBottom: 16 }}
-                      title={
-                        preview.belowMin
-                          ? t('topup.belowMin', { min: o.min_amount_cny })
-                          : t('topup.preview', {
-                              credit: formatUsd(preview.creditUsd),
-                              rate: o.cny_per_usd,
-                            })
-                      }
+                      title={t('topup.preview', {
+                        credit: formatUsd(preview.creditUsd),
+                        rate: o.cny_per_usd,
+                      })}
                       description={
                         preview.bonus
                           ? t('topup.previewBonus', {
@@ -280,14 +277,19 @@ export function TopUpPage() {
           scrollX={640}
           empty={t('topup.noHistory')}
           columns={[
+            // what a phone shows first: when, whether it was credited, and how much
             { title: t('billing.time'), dataIndex: 'created_at', render: (s: number) => formatTime(s) },
-            { title: t('topup.provider'), dataIndex: 'provider' },
-            { title: t('topup.amount'), dataIndex: 'amount_cny', render: (v: number) => `¥${v}` },
-            { title: t('topup.credit'), render: (_v, r) => formatUsd(r.credit_usd + r.bonus_usd) },
             {
               title: t('videos.status'),
               dataIndex: 'status',
               render: (s: TopUp['status']) => <Tag color={STATUS_COLOR[s]}>{t(`topup.status.${s}`)}</Tag>,
+            },
+            { title: t('topup.credit'), render: (_v, r) => formatUsd(r.credit_usd + r.bonus_usd) },
+            { title: t('topup.amount'), dataIndex: 'amount_cny', render: (v: number) => `¥${v}` },
+            {
+              title: t('topup.provider'),
+              dataIndex: 'provider',
+              render: (p: string) => (p === 'alipay' || p === 'wechat' ? t(`topup.provider.${p}`) : p),
             },
           ]}
         />

@@ -135,6 +135,11 @@ describe('forgot-password page', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Send the reset code' }));
     type(await screen.findByLabelText('Reset code').then(() => 'Reset code'), '000000');
     type('New password', 'a-new-password-9');
+    // typed twice: a difference is caught before anything is sent
+    type('Password again', 'a-new-password-8');
+    fireEvent.click(screen.getByRole('button', { name: 'Set the new password' }));
+    expect(await screen.findByText('The two passwords differ.')).toBeTruthy();
+    type('Password again', 'a-new-password-9');
     fireEvent.click(screen.getByRole('button', { name: 'Set the new password' }));
     expect(await screen.findByText(/The reset code is wrong/)).toBeTruthy();
     type('Reset code', '123456');

@@ -106,7 +106,11 @@ export function AdminTasksPage() {
     {
       title: t('videos.task'),
       dataIndex: 'id',
-      render: (id: string) => <Typography.Text code>{id}</Typography.Text>,
+      render: (id: string) => (
+        <Typography.Text code style={{ whiteSpace: 'nowrap' }}>
+          {id}
+        </Typography.Text>
+      ),
     },
     { title: t('admin.account'), dataIndex: 'account_id', render: accountLink },
     { title: t('billing.model'), dataIndex: 'model' },

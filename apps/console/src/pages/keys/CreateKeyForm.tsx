@@ -5,6 +5,7 @@ import dayjs from 'dayjs';
 import { api, unwrap } from '../../api/client';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { useT } from '../../i18n/i18n';
+import { isIpRule } from '../../lib/ip';
 
 export interface CreateKeyValues {
   name: string;
@@ -61,7 +62,19 @@ export function CreateKeyForm({
           notFoundContent={models.error ? String((models.error as Error).message) : undefined}
         />
       </Form.Item>
-      <Form.Item label={t('keys.ips')} name="allowed_ips" extra={t('keys.ipsHint')}>
+      <Form.Item
+        label={t('keys.ips')}
+        name="allowed_ips"
+        extra={t('keys.ipsHint')}
+        rules={[
+          {
+            validator: async (_r, value: string[] | undefined) => {
+              const bad = (value ?? []).find((ip) => ip.trim() && !isIpRule(ip));
+              if (bad !== undefined) throw new Error(t('keys.ipInvalid', { value: bad.trim() }));
+            },
+          },
+        ]}
+      >
         <Select mode="tags" tokenSeparators={[',', ' ']} open={false} suffixIcon={null} />
       </Form.Item>
       {error ? <ErrorAlert error={error} style={{ marginBottom: 16 }} /> : null}
