@@ -329,6 +329,7 @@ describeBrowser('the web console in a browser', () => {
     await waitFor(() => receiver.received.length > before, { what: 'the redelivery', timeoutMs: 20_000 });
     await page.getByRole('button', { name: 'Expand row' }).first().click();
     await page.getByRole('cell', { name: '200' }).first().waitFor();
+    await page.getByRole('cell', { name: 'Delivered' }).first().waitFor();
     await screenshot(page, 'video-detail-played');
 
     // an id that names no task of this account: said once, with the way back, and nothing else asked
@@ -403,6 +404,10 @@ describeBrowser('the web console in a browser', () => {
 
     const page = await admin.newPage();
     await page.goto(`${stack.apiUrl}/admin/tasks`);
+    // an e-mail is not an account id: the form says where to find an account by e-mail
+    await page.getByLabel('Account id').fill(USER.email);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText('An account id starts with acct_').waitFor();
     await page.getByLabel('Account id').fill(accountId);
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.getByRole('button', { name: `Retry ${failed.id}` }).click();
@@ -590,6 +595,7 @@ describeBrowser('the web console in a browser', () => {
 const MUST_SHOW: Record<string, (page: Page) => Locator> = {
   '/console/videos': (page) => page.locator('.ant-table-row .ant-tag').first(),
   '/console/billing?tab=usage': (page) => page.getByRole('columnheader', { name: 'Cost' }),
+  '/console/keys': (page) => page.getByText(/^Used \/ quota/).first(),
   '/admin/tasks': (page) => page.locator('.ant-table-row a[href^="/admin/accounts/"]').first(),
 };
 

@@ -1,6 +1,19 @@
 import { PlusOutlined } from '@ant-design/icons';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Card, Input, Modal, Popconfirm, Space, Table, Tag, Typography } from 'antd';
+import {
+  App,
+  Button,
+  Card,
+  Grid,
+  Input,
+  Modal,
+  Popconfirm,
+  Space,
+  Table,
+  type TableColumnsType,
+  Tag,
+  Typography,
+} from 'antd';
 import { useState } from 'react';
 import { api, unwrap } from '../api/client';
 import type { components } from '../api/schema';
@@ -56,6 +69,125 @@ export function KeysPage() {
     onError: (err) => void message.error(err.message),
   });
 
+  // a phone gets two columns: the key with its status, spend, expiry, use and limits; and its actions
+  const compact = Grid.useBreakpoint().md === false;
+  const spend = (k: Token) =>
+    k.quota_usd === null
+      ? `${formatUsd(k.used_usd)} / ${t('keys.unlimited')}`
+      : `${formatUsd(k.used_usd)} / ${formatUsd(k.quota_usd)}`;
+  const statusTag = (s: Token['status']) => (
+    <Tag color={s === 'active' ? 'green' : 'default'}>{t(`keys.status.${s}`)}</Tag>
+  );
+  const limitLines = (k: Token) => (
+    <>
+      <span>
+        {t('keys.models')}: {k.allowed_models?.join(', ') ?? t('keys.all')}
+      </span>
+      <span>
+        {t('keys.ips')}: {k.allowed_ips?.join(', ') ?? t('keys.all')}
+      </span>
+    </>
+  );
+  const actions = (k: Token) => (
+    <Space wrap size={4}>
+      <Button
+        size="small"
+        onClick={() => {
+          setRenaming(k);
+          setNewName(k.name);
+        }}
+        aria-label={`${t('keys.rename')} ${k.name}`}
+      >
+        {t('keys.rename')}
+      </Button>
+      <Button
+        size="small"
+        onClick={() =>
+          patch.mutate({
+            id: k.id,
+            body: { status: k.status === 'active' ? 'disabled' : 'active' },
+          })
+        }
+        aria-label={`${k.status === 'active' ? t('keys.disable') : t('keys.enable')} ${k.name}`}
+      >
+        {k.status === 'active' ? t('keys.disable') : t('keys.enable')}
+      </Button>
+      <Popconfirm
+        title={t('keys.deleteConfirm', { name: k.name })}
+        description={t('keys.deleteHint')}
+        okText={t('common.delete')}
+        cancelText={t('common.cancel')}
+        okButtonProps={{ danger: true }}
+        onConfirm={() => remove.mutateAsync(k.id)}
+      >
+        <Button size="small" danger aria-label={`${t('common.delete')} ${k.name}`}>
+          {t('common.delete')}
+        </Button>
+      </Popconfirm>
+    </Space>
+  );
+  const nameCell = (k: Token) => (
+    <>
+      <Typography.Text strong style={{ wordBreak: 'break-word' }}>
+        {k.name}
+      </Typography.Text>
+      <Typography.Text type="secondary" code style={{ fontSize: 12, whiteSpace: 'nowrap' }}>
+        {k.display_prefix}
+      </Typography.Text>
+    </>
+  );
+  const wideColumns: TableColumnsType<Token> = [
+    {
+      title: t('keys.name'),
+      dataIndex: 'name',
+      render: (_name: string, k) => (
+        <Space orientation="vertical" size={0}>
+          {nameCell(k)}
+        </Space>
+      ),
+    },
+    { title: t('keys.status'), dataIndex: 'status', render: statusTag },
+    { title: t('keys.quota'), render: (_v, k) => spend(k) },
+    {
+      title: t('keys.expires'),
+      dataIndex: 'expires_at',
+      render: (s: number | null) => (s ? formatDate(s) : t('keys.never')),
+    },
+    {
+      title: t('keys.limits'),
+      render: (_v, k) => (
+        <Space orientation="vertical" size={0} style={{ fontSize: 12 }}>
+          {limitLines(k)}
+        </Space>
+      ),
+    },
+    { title: t('keys.lastUsed'), dataIndex: 'last_used_at', render: (s: number | null) => formatTime(s) },
+    { title: t('common.actions'), fixed: 'right', render: (_v, k) => actions(k) },
+  ];
+  const compactColumns: TableColumnsType<Token> = [
+    {
+      title: t('keys.name'),
+      dataIndex: 'name',
+      render: (_name: string, k) => (
+        <Space orientation="vertical" size={2} style={{ fontSize: 12 }}>
+          {nameCell(k)}
+          <div>{statusTag(k.status)}</div>
+          <span>
+            {t('keys.quota')}: {spend(k)}
+          </span>
+          <span>
+            {t('keys.expires')}: {k.expires_at ? formatDate(k.expires_at) : t('keys.never')}
+          </span>
+          <span>
+            {t('keys.lastUsed')}: {formatTime(k.last_used_at)}
+          </span>
+          {limitLines(k)}
+        </Space>
+      ),
+    },
+    { title: t('common.actions'), key: 'actions', width: 96, render: (_v, k) => actions(k) },
+  ];
+
   return (
     <Space orientation="vertical" size="large" style={{ width: '100%' }}>
       <Space style={{ justifyContent: 'space-between', width: '100%' }} wrap>
@@ -76,105 +208,9 @@ export function KeysPage() {
           loading={tokens.isPending}
           dataSource={tokens.data ?? []}
           pagination={false}
-          scroll={{ x: 900 }}
+          scroll={compact ? undefined : { x: 900 }}
           locale={{ emptyText: t('keys.empty') }}
-          columns={[
-            {
-              title: t('keys.name'),
-              dataIndex: 'name',
-              render: (name: string, k) => (
-                <Space orientation="vertical" size={0}>
-                  <Typography.Text strong>{name}</Typography.Text>
-                  <Typography.Text type="secondary" code style={{ fontSize: 12, whiteSpace: 'nowrap' }}>
-                    {k.display_prefix}
-                  </Typography.Text>
-                </Space>
-              ),
-            },
-            {
-              title: t('keys.status'),
-              dataIndex: 'status',
-              render: (s: Token['status']) => (
-                <Tag color={s === 'active' ? 'green' : 'default'}>{t(`keys.status.${s}`)}</Tag>
-              ),
-            },
-            {
-              title: t('keys.quota'),
-              render: (_v, k) =>
-                k.quota_usd === null ? (
-                  <span>
-                    {formatUsd(k.used_usd)} / {t('keys.unlimited')}
-                  </span>
-                ) : (
-                  `${formatUsd(k.used_usd)} / ${formatUsd(k.quota_usd)}`
-                ),
-            },
-            {
-              title: t('keys.expires'),
-              dataIndex: 'expires_at',
-              render: (s: number | null) => (s ? formatDate(s) : t('keys.never')),
-            },
-            {
-              title: t('keys.limits'),
-              render: (_v, k) => (
-                <Space orientation="vertical" size={0} style={{ fontSize: 12 }}>
-                  <span>
-                    {t('keys.models')}: {k.allowed_models?.join(', ') ?? t('keys.all')}
-                  </span>
-                  <span>
-                    {t('keys.ips')}: {k.allowed_ips?.join(', ') ?? t('keys.all')}
-                  </span>
-                </Space>
-              ),
-            },
-            {
-              title: t('keys.lastUsed'),
-              dataIndex: 'last_used_at',
-              render: (s: number | null) => formatTime(s),
-            },
-            {
-              title: t('common.actions'),
-              fixed: 'right',
-              render: (_v, k) => (
-                <Space wrap size={4}>
-                  <Button
-                    size="small"
-                    onClick={() => {
-                      setRenaming(k);
-                      setNewName(k.name);
-                    }}
-                    aria-label={`${t('keys.rename')} ${k.name}`}
-                  >
-                    {t('keys.rename')}
-                  </Button>
-                  <Button
-                    size="small"
-                    onClick={() =>
-                      patch.mutate({
-                        id: k.id,
-                        body: { status: k.status === 'active' ? 'disabled' : 'active' },
-                      })
-                    }
-                    aria-label={`${k.status === 'active' ? t('keys.disable') : t('keys.enable')} ${k.name}`}
-                  >
-                    {k.status === 'active' ? t('keys.disable') : t('keys.enable')}
-                  </Button>
-                  <Popconfirm
-                    title={t('keys.deleteConfirm', { name: k.name })}
-                    description={t('keys.deleteHint')}
-                    okText={t('common.delete')}
-                    cancelText={t('common.cancel')}
-                    okButtonProps={{ danger: true }}
-                    onConfirm={() => remove.mutateAsync(k.id)}
-                  >
-                    <Button size="small" danger aria-label={`${t('common.delete')} ${k.name}`}>
-                      {t('common.delete')}
-                    </Button>
-                  </Popconfirm>
-                </Space>
-              ),
-            },
-          ]}
+          columns={compact ? compactColumns : wideColumns}
         />
       </Card>
 

@@ -37,6 +37,7 @@ type Delivery = components['schemas']['CallbackDelivery'] & {
 };
 
 const terminal = (s?: string) => s === 'succeeded' || s === 'failed';
+const DELIVERY_COLORS = { pending: 'processing', succeeded: 'success', failed: 'error' } as const;
 const isMissing = (error: unknown) => error instanceof ApiError && error.status === 404;
 
 export function VideoDetailPage() {
@@ -207,9 +208,12 @@ export function VideoDetailPage() {
             {
               title: t('videos.deliveryStatus'),
               dataIndex: 'status',
-              render: (s: string) => (
-                <Tag color={s === 'delivered' ? 'success' : s === 'failed' ? 'error' : 'processing'}>{s}</Tag>
-              ),
+              render: (s: string) =>
+                s === 'pending' || s === 'succeeded' || s === 'failed' ? (
+                  <Tag color={DELIVERY_COLORS[s]}>{t(`videos.delivery.${s}`)}</Tag>
+                ) : (
+                  <Tag>{s}</Tag>
+                ),
             },
             { title: t('videos.attempts'), dataIndex: 'attempt_count' },
             {
@@ -220,6 +224,8 @@ export function VideoDetailPage() {
             { title: t('videos.url'), dataIndex: 'url', ellipsis: true },
             {
               title: t('common.actions'),
+              // kept in view on a narrow screen, where the other columns scroll
+              fixed: 'right',
               render: (_v, d) => (
                 <Button
                   size="small"

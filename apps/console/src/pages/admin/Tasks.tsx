@@ -186,7 +186,13 @@ export function AdminTasksPage() {
           <Form.Item label={t('billing.model')} name="model">
             <Input style={{ width: 220 }} allowClear />
           </Form.Item>
-          <Form.Item label={t('admin.accountId')} name="account_id">
+          <Form.Item
+            label={t('admin.accountId')}
+            name="account_id"
+            // an e-mail here would find nothing without a word: say where e-mails are searched
+            rules={[{ pattern: /^\s*acct_\w+\s*$/, message: t('admin.accountIdHint') }]}
+            normalize={(v: string | undefined) => v?.trim()}
+          >
             <Input style={{ width: 220 }} allowClear />
           </Form.Item>
           <Form.Item label={t('admin.olderThan')} name="older_than_seconds">
