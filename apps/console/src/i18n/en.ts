@@ -274,7 +274,8 @@ export const en = {
   'webhooks.testFailed': 'Not delivered',
 
   'admin.only': 'Only operators may open this page.',
-  'admin.searchEmail': 'Find by e-mail',
+  'admin.searchEmail': 'Find by e-mail or transfer reference',
+  'admin.searchEmailOrReference': 'E-mail, or a transfer memo’s reference (MG…)',
   'admin.noAccounts': 'No accounts found.',
   'admin.status.active': 'Active',
   'admin.status.disabled': 'Disabled',

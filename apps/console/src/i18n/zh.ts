@@ -273,7 +273,8 @@ export const zh: Record<MessageKey, string> = {
   'webhooks.testFailed': '投递失败',
 
   'admin.only': '只有运营人员可以打开此页面。',
-  'admin.searchEmail': '按邮箱查找',
+  'admin.searchEmail': '按邮箱或转账识别码查找',
+  'admin.searchEmailOrReference': '邮箱，或转账附言中的识别码（MG…）',
   'admin.noAccounts': '没有找到账户。',
   'admin.status.active': '正常',
   'admin.status.disabled': '已停用',

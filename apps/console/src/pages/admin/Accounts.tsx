@@ -1,19 +1,33 @@
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { Input, Space, Tag, Typography } from 'antd';
 import { useState } from 'react';
-import { Link } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { api, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
+import { ErrorAlert } from '../../components/ErrorAlert';
 import { ListCard, usePager } from '../../components/ListCard';
 import { useT } from '../../i18n/i18n';
 import { formatDate, formatUsd } from '../../lib/format';
 
 export type Account = components['schemas']['Account'];
 
+/** A bank-transfer memo's reference (`MG` and ten letters or digits; spaces, dashes and case aside). */
+export const transferReference = (text: string): string | undefined => {
+  const compact = text.replace(/[\s-]/g, '').toUpperCase();
+  return /^MG[0-9A-HJKMNP-TV-Z]{10}$/.test(compact) ? compact : undefined;
+};
+
 export function AccountsPage() {
   const t = useT();
   const [email, setEmail] = useState<string | undefined>();
   const pager = usePager();
+  const navigate = useNavigate();
+  // a memo's reference opens the account it belongs to, to credit the transfer there
+  const byReference = useMutation({
+    mutationFn: (reference: string) =>
+      unwrap(api.GET('/admin/api/transfer-references/{reference}', { params: { path: { reference } } })),
+    onSuccess: (r) => navigate(`/admin/accounts/${(r as { account: Account }).account.id}`),
+  });
   const after = pager.cursor;
   const accounts = useQuery({
     queryKey: ['admin', 'accounts', email, after, pager.limit],
@@ -28,15 +42,20 @@ export function AccountsPage() {
       </Typography.Title>
       <Input.Search
         aria-label={t('admin.searchEmail')}
-        placeholder={t('admin.searchEmail')}
+        placeholder={t('admin.searchEmailOrReference')}
         allowClear
         enterButton
         style={{ maxWidth: 420 }}
+        loading={byReference.isPending}
         onSearch={(v) => {
+          byReference.reset();
+          const reference = transferReference(v);
+          if (reference) return byReference.mutate(reference);
           pager.reset();
           setEmail(v.trim() || undefined);
         }}
       />
+      {byReference.error ? <ErrorAlert error={byReference.error} /> : null}
       <ListCard<Account>
         query={accounts}
         rows={data?.data}
