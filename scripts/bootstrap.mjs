@@ -71,9 +71,10 @@ function ensureToolchain() {
   const what = Object.entries(wanted)
     .map(([n, v]) => `${n} ${v}`)
     .join(' and ');
-  const why = systemNodeOk
-    ? ''
-    : ` (this machine's Node is ${process.version}; mediagate runs on ${MIN_NODE_MAJOR}+)`;
+  const why =
+    systemNodeOk || runByToolchainNode
+      ? ''
+      : ` (this machine's Node is ${process.version}; mediagate runs on ${MIN_NODE_MAJOR}+)`;
   say(`installing ${what} into .data/toolchain from the npm registry${why}`);
   const t = Date.now();
   rmSync(toolchain, { recursive: true, force: true });

@@ -31,7 +31,7 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
-/** Every uncaught page error and console error of a context's pages, to assert none happened. */
+/** Every uncaught page error, console error and console warning of a context's pages, to assert none happened. */
 export function collectErrors(context: BrowserContext): string[] {
   const errors: string[] = [];
   const watch = (page: Page) => {

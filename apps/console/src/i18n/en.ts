@@ -99,7 +99,7 @@ export const en = {
   'dashboard.spent': 'Spent',
   'dashboard.testCreditTitle': 'Test credit',
   'dashboard.testCredit':
-    'New accounts receive 0.05 USD of test credit. It is meant for connectivity checks and development, not for production or public content delivery. Top up to use the service for real.',
+    'This account came with {amount} of test credit. It is meant for connectivity checks and development, not for production or public content delivery. Top up to use the service for real.',
 
   'keys.intro':
     'Send a key as "Authorization: Bearer sk-...". Keep keys out of public and front-end code; delete a leaked key here and create a new one.',
@@ -174,7 +174,6 @@ export const en = {
   'topup.reference': 'Your reference',
   'topup.bankAsk':
     'The bank account for transfers is not published here: ask us for it, and put this reference in the transfer note so the amount is credited to you.',
-  'topup.noBank': 'Bank transfer is not offered.',
   'topup.history': 'Recent top-ups',
   'topup.noHistory': 'No top-ups yet.',
   'topup.credit': 'Credit',
@@ -291,7 +290,16 @@ export const en = {
   'admin.limits': 'Limits',
   'admin.bankTopup': 'Bank transfer received',
   'admin.amountUsd': 'Amount (USD)',
-  'admin.transferReference': 'Transfer reference',
+  'admin.transferReference': 'Bank transaction id',
+  'admin.topupCreditedBonus': 'Credited {amount}, plus a top-up bonus of {bonus}',
+  'admin.transferReferenceHint':
+    "The bank's own id of this transfer (its transaction or serial number): each is credited once.",
+  'admin.bankIdNotMemo':
+    "This is the memo's MG reference, the same for all of the account's transfers: enter the bank's id of this transfer here, and the MG reference below.",
+  'admin.memoReference': 'Memo reference (optional)',
+  'admin.memoReferenceHint': 'The MG reference the transfer note carried: checked to be this account’s.',
+  'admin.referenceShape':
+    'A transfer reference is MG followed by ten letters or digits (spaces and dashes do not matter).',
   'admin.note': 'Note',
   'admin.credit': 'Credit',
   'admin.topupCredited': 'Credited',
@@ -312,7 +320,8 @@ export const en = {
   'admin.retried': 'Retried as {id}',
   'admin.limitRange': 'A whole number from 1 to 1,000,000, or empty for the default.',
   'admin.creditConfirm': 'Credit {amount} to {email}?',
-  'admin.creditConfirmHint': 'Transfer reference {reference}. A reference is credited once only.',
+  'admin.creditConfirmHint':
+    'Bank transaction id {reference}: each is credited once. Top-up bonus rules apply.',
   'admin.giveConfirm': 'Add {amount} to the balance of {email}?',
   'admin.takeConfirm': 'Take {amount} from the balance of {email}?',
   'admin.adjustConfirmHint': 'The owner sees the reason in the ledger: {reason}',

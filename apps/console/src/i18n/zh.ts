@@ -101,7 +101,7 @@ export const zh: Record<MessageKey, string> = {
   'dashboard.spent': '消费',
   'dashboard.testCreditTitle': '测试额度',
   'dashboard.testCredit':
-    '新账户可获得 0.05 美元测试额度，仅用于连通性测试和开发，不可用于生产环境或公开内容分发。正式使用请先充值。',
+    '此账户附带 {amount} 测试额度，仅用于连通性测试和开发，不可用于生产环境或公开内容分发。正式使用请先充值。',
 
   'keys.intro':
     '请以 "Authorization: Bearer sk-..." 方式发送密钥。不要把密钥放在公开代码或前端代码中；密钥泄露后请在此删除并新建。',
@@ -174,7 +174,6 @@ export const zh: Record<MessageKey, string> = {
   'topup.reference': '您的识别码',
   'topup.bankAsk':
     '转账账户信息未在此公布：请联系我们获取，并在转账附言中填写以下识别码，以便款项入账到您的账户。',
-  'topup.noBank': '暂不支持银行转账。',
   'topup.history': '最近充值',
   'topup.noHistory': '还没有充值记录。',
   'topup.credit': '到账额度',
@@ -290,7 +289,14 @@ export const zh: Record<MessageKey, string> = {
   'admin.limits': '限制',
   'admin.bankTopup': '已收到银行转账',
   'admin.amountUsd': '金额（美元）',
-  'admin.transferReference': '转账流水号',
+  'admin.transferReference': '银行流水号',
+  'admin.topupCreditedBonus': '已入账 {amount}，另含充值赠送 {bonus}',
+  'admin.transferReferenceHint': '银行对这笔转账的流水号（交易号）：同一流水号只入账一次。',
+  'admin.bankIdNotMemo':
+    '这是附言中的 MG 识别码，该账户每笔转账都相同：此处请填写银行对这笔转账的流水号，MG 识别码填在下方。',
+  'admin.memoReference': '附言识别码（可选）',
+  'admin.memoReferenceHint': '转账附言中的 MG 识别码：会核对是否属于此账户。',
+  'admin.referenceShape': '转账识别码为 MG 加十位字母或数字（空格和连字符不影响）。',
   'admin.note': '备注',
   'admin.credit': '入账',
   'admin.topupCredited': '已入账',
@@ -311,7 +317,7 @@ export const zh: Record<MessageKey, string> = {
   'admin.retried': '已重试为 {id}',
   'admin.limitRange': '请输入 1 到 1,000,000 之间的整数，或留空使用默认值。',
   'admin.creditConfirm': '为 {email} 入账 {amount}？',
-  'admin.creditConfirmHint': '转账参考号 {reference}。同一参考号只入账一次。',
+  'admin.creditConfirmHint': '银行流水号 {reference}：同一流水号只入账一次。适用充值赠送规则。',
   'admin.giveConfirm': '为 {email} 的余额增加 {amount}？',
   'admin.takeConfirm': '从 {email} 的余额扣除 {amount}？',
   'admin.adjustConfirmHint': '账户所有者会在账单流水中看到原因：{reason}',

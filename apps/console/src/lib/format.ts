@@ -9,6 +9,14 @@ export function formatUsd(usd: number | null | undefined): string {
   return `${usd < 0 ? '-' : ''}$${text}`;
 }
 
+/** Dollars to the micro-dollar, as entered (at least cents): for a confirmation of money moved. */
+export function formatUsdExact(usd: number): string {
+  const text = Math.abs(usd)
+    .toFixed(6)
+    .replace(/(\.\d\d\d*?)0+$/, '$1');
+  return `${usd < 0 ? '-' : ''}$${text}`;
+}
+
 /** Unix seconds as a local date and time. */
 export function formatTime(seconds: number | null | undefined): string {
   if (!seconds) return '—';

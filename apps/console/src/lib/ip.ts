@@ -18,7 +18,9 @@ function isIpv6(address: string): boolean {
 export function isIpRule(rule: string): boolean {
   const [address = '', prefix, ...rest] = rule.trim().split('/');
   if (rest.length > 0) return false;
-  const max = IPV4.test(address) ? 32 : isIpv6(address.split('%')[0] ?? '') ? 128 : 0;
+  const [host = '', zone, ...more] = address.split('%');
+  const v6 = isIpv6(host) && more.length === 0 && (zone === undefined || zone.length > 0);
+  const max = zone === undefined && IPV4.test(host) ? 32 : v6 ? 128 : 0;
   if (max === 0) return false;
   return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= max);
 }

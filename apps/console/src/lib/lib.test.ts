@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { selectedKey } from '../layout/ConsoleLayout';
 import { csvField, fetchAllPages, toCsv } from './csv';
-import { formatUsd } from './format';
+import { formatUsd, formatUsdExact } from './format';
 import { isIpRule } from './ip';
 import { passwordStrength } from './password';
+import { looksLikeTransferReference, transferReference } from './reference';
 import { spendSeries } from './spend';
 import { topUpFinished, topUpPreview } from './topup';
 
@@ -98,6 +99,7 @@ describe('top-up preview', () => {
     min_amount_cny: 35,
     bonus_threshold_cny: 500,
     bonus_percent: 10,
+    bank_transfer: { reference: 'MG0123456789', beneficiary: null, bank: null, account_number: null },
   };
   it('says below the minimum, the credit at the rate, and the bonus from the threshold', () => {
     expect(topUpPreview(20, options)).toMatchObject({ belowMin: true });
@@ -169,9 +171,42 @@ describe('a key address rule', () => {
     ['10.0.0.0/', false],
     ['example.com', false],
     ['abc%eth0', false],
+    ['::1%', false],
+    ['fe80::1%a%b', false],
+    ['10.0.0.1%eth0', false],
     ['1.2.3.4.5', false],
     ['', false],
   ])('%s: %s', (rule, ok) => {
     expect(isIpRule(rule)).toBe(ok);
+  });
+});
+
+describe('a transfer memo reference', () => {
+  it.each([
+    ['MG5BCXYCR8A3', 'MG5BCXYCR8A3'],
+    ['mg-5bcx ycr8a3', 'MG5BCXYCR8A3'],
+    ['MG5BCXYCR8AO', undefined], // O is not in the alphabet
+    ['MG5BCXYCR8A', undefined],
+    ['MG5BCXYCR8A33', undefined],
+    ['5BCXYCR8A3', undefined],
+  ])('%s reads as %s', (text, reference) => {
+    expect(transferReference(text)).toBe(reference);
+  });
+  it('tells a reference with a typo from an e-mail address', () => {
+    expect(looksLikeTransferReference('MG12345')).toBe(true);
+    expect(looksLikeTransferReference(' mg-5bcx')).toBe(true);
+    expect(looksLikeTransferReference('mgr@example.com')).toBe(false);
+    expect(looksLikeTransferReference('ops@example.com')).toBe(false);
+  });
+});
+
+describe('an exact dollar amount', () => {
+  it.each([
+    [20, '$20.00'],
+    [-12.345678, '-$12.345678'],
+    [0.5, '$0.50'],
+    [1.1, '$1.10'],
+  ])('%s is %s', (usd, text) => {
+    expect(formatUsdExact(usd)).toBe(text);
   });
 });

@@ -4,12 +4,13 @@ export interface TopUpOptions {
   min_amount_cny: number;
   bonus_threshold_cny: number;
   bonus_percent: number;
-  bank_transfer?: {
+  /** always present: the customer's reference, and what the operator published of its account */
+  bank_transfer: {
     reference: string;
     beneficiary: string | null;
     bank: string | null;
     account_number: string | null;
-  } | null;
+  };
 }
 
 export interface TopUp {

@@ -27,13 +27,15 @@ const SpendChart = lazy(() => import('../components/SpendChart'));
 const DAYS = 30;
 const timeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
-/** Whether the account's ledger has an entry of this kind. */
-function useLedgerHas(kind: 'grant' | 'topup') {
+/** The reason of the grant a new account gets at sign-up (packages/shared/src/accounts/registration.ts). */
+const TEST_CREDIT_REASON = 'test credit for a new account';
+
+/** The account's ledger entries of one kind, the newest first (one page). */
+function useLedger(kind: 'grant' | 'topup', limit: number) {
   return useQuery({
-    queryKey: ['ledger', { kind, limit: 1 }],
+    queryKey: ['ledger', { kind, limit }],
     queryFn: async () =>
-      (await unwrap(api.GET('/console/api/ledger', { params: { query: { kind, limit: 1 } } }))).data.length >
-      0,
+      (await unwrap(api.GET('/console/api/ledger', { params: { query: { kind, limit } } }))).data,
   });
 }
 
@@ -44,8 +46,8 @@ export function DashboardPage() {
     queryFn: () => unwrap(api.GET('/console/api/balance')),
     refetchInterval: 30_000,
   });
-  const topups = useLedgerHas('topup');
-  const grants = useLedgerHas('grant');
+  const topups = useLedger('topup', 1);
+  const grants = useLedger('grant', 20);
   const summary = useQuery({
     queryKey: ['usage-summary', DAYS],
     queryFn: () =>
@@ -67,9 +69,10 @@ export function DashboardPage() {
     () => (summary.data ? spendSeries(summary.data.data, DAYS, new Date(), t('dashboard.otherModel')) : null),
     [summary.data, t],
   );
-  // the test credit's notice: for an account that got the test credit and has paid nothing since
-  // (not an operator's account, which gets none)
-  const onTestCredit = grants.data === true && topups.data === false;
+  // the test credit's notice: for an account that got the sign-up credit and has paid nothing since
+  // (not an account an operator created with a balance, nor an operator's own)
+  const testCredit = grants.data?.find((g) => g.reason === TEST_CREDIT_REASON);
+  const onTestCredit = testCredit !== undefined && topups.data?.length === 0;
 
   return (
     <Space orientation="vertical" size="large" style={{ width: '100%' }}>
@@ -81,7 +84,7 @@ export function DashboardPage() {
           type="info"
           showIcon
           title={t('dashboard.testCreditTitle')}
-          description={t('dashboard.testCredit')}
+          description={t('dashboard.testCredit', { amount: formatUsd(testCredit?.amount_usd) })}
         />
       ) : null}
       <Row gutter={[16, 16]}>

@@ -5,7 +5,6 @@ import {
   Card,
   Col,
   Descriptions,
-  Empty,
   Form,
   InputNumber,
   QRCode,
@@ -226,45 +225,30 @@ export function TopUpPage() {
           </Col>
           <Col xs={24} lg={10}>
             <Card title={t('topup.bank')}>
-              {o.bank_transfer?.account_number ? (
-                <>
-                  <Typography.Paragraph type="secondary">{t('topup.bankIntro')}</Typography.Paragraph>
-                  <Descriptions column={1} size="small" bordered>
-                    {o.bank_transfer.beneficiary ? (
-                      <Descriptions.Item label={t('topup.beneficiary')}>
-                        {o.bank_transfer.beneficiary}
-                      </Descriptions.Item>
-                    ) : null}
-                    {o.bank_transfer.bank ? (
-                      <Descriptions.Item label={t('topup.bankName')}>
-                        {o.bank_transfer.bank}
-                      </Descriptions.Item>
-                    ) : null}
-                    <Descriptions.Item label={t('topup.accountNumber')}>
-                      <Typography.Text copyable>{o.bank_transfer.account_number}</Typography.Text>
-                    </Descriptions.Item>
-                    <Descriptions.Item label={t('topup.reference')}>
-                      <Typography.Text copyable strong>
-                        {o.bank_transfer.reference}
-                      </Typography.Text>
-                    </Descriptions.Item>
-                  </Descriptions>
-                </>
-              ) : o.bank_transfer ? (
-                // no account published: the reference still tells the operator whose transfer it is
-                <>
-                  <Typography.Paragraph type="secondary">{t('topup.bankAsk')}</Typography.Paragraph>
-                  <Descriptions column={1} size="small" bordered>
-                    <Descriptions.Item label={t('topup.reference')}>
-                      <Typography.Text copyable strong>
-                        {o.bank_transfer.reference}
-                      </Typography.Text>
-                    </Descriptions.Item>
-                  </Descriptions>
-                </>
-              ) : (
-                <Empty description={t('topup.noBank')} />
-              )}
+              <Typography.Paragraph type="secondary">
+                {o.bank_transfer.account_number ? t('topup.bankIntro') : t('topup.bankAsk')}
+              </Typography.Paragraph>
+              {/* what the operator published of its account, and always the customer's reference */}
+              <Descriptions column={1} size="small" bordered>
+                {o.bank_transfer.beneficiary ? (
+                  <Descriptions.Item label={t('topup.beneficiary')}>
+                    {o.bank_transfer.beneficiary}
+                  </Descriptions.Item>
+                ) : null}
+                {o.bank_transfer.bank ? (
+                  <Descriptions.Item label={t('topup.bankName')}>{o.bank_transfer.bank}</Descriptions.Item>
+                ) : null}
+                {o.bank_transfer.account_number ? (
+                  <Descriptions.Item label={t('topup.accountNumber')}>
+                    <Typography.Text copyable>{o.bank_transfer.account_number}</Typography.Text>
+                  </Descriptions.Item>
+                ) : null}
+                <Descriptions.Item label={t('topup.reference')}>
+                  <Typography.Text copyable strong>
+                    {o.bank_transfer.reference}
+                  </Typography.Text>
+                </Descriptions.Item>
+              </Descriptions>
             </Card>
           </Col>
         </Row>

@@ -21,6 +21,7 @@ import { ErrorAlert } from '../components/ErrorAlert';
 import { ListCard } from '../components/ListCard';
 import { useT } from '../i18n/i18n';
 import { formatTime } from '../lib/format';
+import { useGo } from '../lib/use-go';
 import { STATUS_COLORS, Thumbnail, type VideoTask } from './Videos';
 
 type Delivery = components['schemas']['CallbackDelivery'] & {
@@ -42,6 +43,7 @@ const isMissing = (error: unknown) => error instanceof ApiError && error.status 
 
 export function VideoDetailPage() {
   const t = useT();
+  const go = useGo();
   const { message } = App.useApp();
   const { taskId = '' } = useParams();
   const client = useQueryClient();
@@ -93,9 +95,9 @@ export function VideoDetailPage() {
           title={t('videos.notFound')}
           subTitle={t('videos.notFoundHint')}
           extra={
-            <Link to="/console/videos">
-              <Button type="primary">{t('nav.videos')}</Button>
-            </Link>
+            <Button type="primary" href="/console/videos" onClick={go('/console/videos')}>
+              {t('nav.videos')}
+            </Button>
           }
         />
       ) : task.error ? (

@@ -144,7 +144,7 @@ export function WebhooksPage() {
             name="url"
             // the form checks only the shape; which hosts may be reached is the API's to say
             rules={[
-              { required: true, message: t('webhooks.urlInvalid') },
+              { required: true, whitespace: true, message: t('webhooks.urlInvalid') },
               { validator: httpUrl(t('webhooks.urlInvalid')) },
             ]}
           >

@@ -10,16 +10,19 @@ beforeEach(() => {
 
 const list = (data: unknown[]) => ({ status: 200, body: { object: 'list', data, has_more: false } });
 
-/** The dashboard's API; the ledger holds one entry of each of `kinds`. */
-function dashboardApi(kinds: string[], summary: { status: number; body?: unknown }) {
+const TEST_CREDIT = { kind: 'grant', reason: 'test credit for a new account', amount_usd: 0.05 };
+const TOPUP = { kind: 'topup', reason: null, amount_usd: 20 };
+
+/** The dashboard's API, with these ledger entries. */
+function dashboardApi(ledger: Array<{ kind: string }>, summary: { status: number; body?: unknown }) {
   return fakeApi((_m, path) => {
     if (path.startsWith('/console/api/balance'))
       return { status: 200, body: { object: 'balance', balance_usd: 0.05, balance_micro_usd: 50_000 } };
     if (path.startsWith('/console/api/ledger')) {
       const kind = new URL(path, 'http://localhost').searchParams.get('kind');
-      const entries = kinds
-        .filter((k) => kind === null || k === kind)
-        .map((k, i) => ({ id: `${i}`, kind: k }));
+      const entries = ledger
+        .filter((e) => kind === null || e.kind === kind)
+        .map((e, i) => ({ id: `${i}`, ...e }));
       return { status: 200, body: { ...list(entries).body, next_cursor: null } };
     }
     if (path.startsWith('/console/api/usage/summary')) return summary;
@@ -30,27 +33,38 @@ function dashboardApi(kinds: string[], summary: { status: number; body?: unknown
 
 describe('dashboard', () => {
   it('shows the test-credit notice to an account that never topped up, and the empty states', async () => {
-    const calls = dashboardApi(['grant'], {
+    const calls = dashboardApi([TEST_CREDIT], {
       status: 200,
       body: { object: 'usage_summary', days: 30, data: [] },
     });
     renderAt('/console', [{ path: '/console', element: <DashboardPage /> }]);
     expect(await screen.findByText('Test credit')).toBeTruthy();
-    expect(screen.getByText(/not for production or public content delivery/)).toBeTruthy();
+    expect(
+      screen.getByText(/came with \$0\.05 of test credit.*not for production or public content delivery/),
+    ).toBeTruthy();
     expect(await screen.findByText('No spend in the last 30 days.')).toBeTruthy();
     expect(await screen.findByText('No task is running.')).toBeTruthy();
     expect(calls.some((c) => /\/console\/api\/usage\/summary\?days=30&tz=/.test(c.path))).toBe(true);
   });
 
   it('hides the notice after a top-up, and shows a failed summary in words', async () => {
-    dashboardApi(['grant', 'topup'], apiError(500, 'server_error', 'The summary failed (request id req_1).'));
+    dashboardApi(
+      [TEST_CREDIT, TOPUP],
+      apiError(500, 'server_error', 'The summary failed (request id req_1).'),
+    );
     renderAt('/console', [{ path: '/console', element: <DashboardPage /> }]);
     expect(await screen.findByText('The summary failed (request id req_1).')).toBeTruthy();
     expect(screen.queryByText('Test credit')).toBeNull();
   });
 
-  it('shows no test-credit notice to an account that never got the test credit (an operator)', async () => {
-    dashboardApi([], { status: 200, body: { object: 'usage_summary', days: 30, data: [] } });
+  it.each([
+    ['an operator', []],
+    [
+      'an account an operator created with a balance',
+      [{ kind: 'grant', reason: 'operator grant (cli)', amount_usd: 100 }],
+    ],
+  ])('shows no test-credit notice to %s', async (_who, ledger) => {
+    dashboardApi(ledger, { status: 200, body: { object: 'usage_summary', days: 30, data: [] } });
     renderAt('/console', [{ path: '/console', element: <DashboardPage /> }]);
     expect(await screen.findByText('No spend in the last 30 days.')).toBeTruthy();
     expect(await screen.findByText('No task is running.')).toBeTruthy();

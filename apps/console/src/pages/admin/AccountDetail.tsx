@@ -15,16 +15,20 @@ import {
   Tag,
   Typography,
 } from 'antd';
-import { Link, useParams } from 'react-router';
+import { Link, useParams, useSearchParams } from 'react-router';
 import { api, unwrap } from '../../api/client';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { useT } from '../../i18n/i18n';
-import { formatTime, formatUsd } from '../../lib/format';
+import { formatTime, formatUsd, formatUsdExact } from '../../lib/format';
+import { looksLikeTransferReference, transferReference } from '../../lib/reference';
 import type { Account } from './Accounts';
 
 interface TopupValues {
   amount_usd: number;
+  /** the bank's id of the transfer: each is credited once */
   reference: string;
+  /** the reference the memo carried (MG...), checked by the API to be this account's */
+  transfer_reference?: string;
   note?: string;
 }
 interface AdjustValues {
@@ -37,6 +41,9 @@ export function AccountDetailPage() {
   const t = useT();
   const { message, modal } = App.useApp();
   const { accountId = '' } = useParams();
+  // opened from a memo's reference (the account search): the credit form starts with it
+  const [params] = useSearchParams();
+  const memoReference = transferReference(params.get('reference') ?? '');
   const client = useQueryClient();
   const path = { params: { path: { id: accountId } } };
   const account = useQuery({
@@ -70,10 +77,32 @@ export function AccountDetailPage() {
   });
   const [topupForm] = Form.useForm();
   const topup = useMutation({
-    mutationFn: (v: TopupValues) => unwrap(api.POST('/admin/api/accounts/{id}/topups', { ...path, body: v })),
+    mutationFn: (v: TopupValues) =>
+      unwrap(
+        api.POST('/admin/api/accounts/{id}/topups', {
+          ...path,
+          body: {
+            amount_usd: v.amount_usd,
+            reference: v.reference.trim(),
+            ...(v.transfer_reference?.trim() ? { transfer_reference: v.transfer_reference.trim() } : {}),
+            ...(v.note?.trim() ? { note: v.note.trim() } : {}),
+          },
+        }),
+      ),
     onSuccess: (r) => {
       topupForm.resetFields();
-      done((r as { credited?: boolean }).credited ? t('admin.topupCredited') : t('admin.topupAlready'))();
+      const { credited, amount_usd, bonus_usd } = r as {
+        credited: boolean;
+        amount_usd: number;
+        bonus_usd: number;
+      };
+      done(
+        !credited
+          ? t('admin.topupAlready')
+          : bonus_usd > 0
+            ? t('admin.topupCreditedBonus', { amount: formatUsd(amount_usd), bonus: formatUsd(bonus_usd) })
+            : t('admin.topupCredited'),
+      )();
     },
   });
   const [adjustForm] = Form.useForm();
@@ -185,9 +214,13 @@ export function AccountDetailPage() {
                 <Form
                   form={topupForm}
                   layout="vertical"
+                  initialValues={{ transfer_reference: memoReference }}
                   onFinish={(v: TopupValues) =>
                     modal.confirm({
-                      title: t('admin.creditConfirm', { amount: formatUsd(v.amount_usd), email: a.email }),
+                      title: t('admin.creditConfirm', {
+                        amount: formatUsdExact(v.amount_usd),
+                        email: a.email,
+                      }),
                       content: t('admin.creditConfirmHint', { reference: v.reference.trim() }),
                       okText: t('admin.credit'),
                       cancelText: t('common.cancel'),
@@ -202,9 +235,33 @@ export function AccountDetailPage() {
                   <Form.Item
                     label={t('admin.transferReference')}
                     name="reference"
-                    rules={[{ required: true, whitespace: true }]}
+                    extra={t('admin.transferReferenceHint')}
+                    rules={[
+                      { required: true, whitespace: true },
+                      {
+                        // the memo's reference is the same for every transfer of the account: as the
+                        // once-only id it would swallow the next transfer of the same amount
+                        validator: async (_r, v: string | undefined) => {
+                          if (v && looksLikeTransferReference(v)) throw new Error(t('admin.bankIdNotMemo'));
+                        },
+                      },
+                    ]}
                   >
                     <Input maxLength={128} />
+                  </Form.Item>
+                  <Form.Item
+                    label={t('admin.memoReference')}
+                    name="transfer_reference"
+                    extra={t('admin.memoReferenceHint')}
+                    rules={[
+                      {
+                        validator: async (_r, v: string | undefined) => {
+                          if (v?.trim() && !transferReference(v)) throw new Error(t('admin.referenceShape'));
+                        },
+                      },
+                    ]}
+                  >
+                    <Input maxLength={64} />
                   </Form.Item>
                   <Form.Item label={t('admin.note')} name="note">
                     <Input maxLength={500} />
@@ -224,7 +281,7 @@ export function AccountDetailPage() {
                   onFinish={(v: AdjustValues) =>
                     modal.confirm({
                       title: t(v.amount_usd < 0 ? 'admin.takeConfirm' : 'admin.giveConfirm', {
-                        amount: formatUsd(Math.abs(v.amount_usd)),
+                        amount: formatUsdExact(Math.abs(v.amount_usd)),
                         email: a.email,
                       }),
                       content: t('admin.adjustConfirmHint', { reason: v.reason.trim() }),

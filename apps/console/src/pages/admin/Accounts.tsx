@@ -1,5 +1,5 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { Input, Space, Tag, Typography } from 'antd';
+import { Alert, Input, Space, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, unwrap } from '../../api/client';
@@ -8,25 +8,24 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { ListCard, usePager } from '../../components/ListCard';
 import { useT } from '../../i18n/i18n';
 import { formatDate, formatUsd } from '../../lib/format';
+import { looksLikeTransferReference, transferReference } from '../../lib/reference';
 
 export type Account = components['schemas']['Account'];
-
-/** A bank-transfer memo's reference (`MG` and ten letters or digits; spaces, dashes and case aside). */
-export const transferReference = (text: string): string | undefined => {
-  const compact = text.replace(/[\s-]/g, '').toUpperCase();
-  return /^MG[0-9A-HJKMNP-TV-Z]{10}$/.test(compact) ? compact : undefined;
-};
 
 export function AccountsPage() {
   const t = useT();
   const [email, setEmail] = useState<string | undefined>();
   const pager = usePager();
   const navigate = useNavigate();
+  const [badReference, setBadReference] = useState(false);
   // a memo's reference opens the account it belongs to, to credit the transfer there
   const byReference = useMutation({
     mutationFn: (reference: string) =>
       unwrap(api.GET('/admin/api/transfer-references/{reference}', { params: { path: { reference } } })),
-    onSuccess: (r) => navigate(`/admin/accounts/${(r as { account: Account }).account.id}`),
+    onSuccess: (r) => {
+      const { account, reference } = r as { account: Account; reference: string };
+      navigate(`/admin/accounts/${account.id}?reference=${encodeURIComponent(reference)}`);
+    },
   });
   const after = pager.cursor;
   const accounts = useQuery({
@@ -49,13 +48,18 @@ export function AccountsPage() {
         loading={byReference.isPending}
         onSearch={(v) => {
           byReference.reset();
-          const reference = transferReference(v);
-          if (reference) return byReference.mutate(reference);
+          setBadReference(false);
+          if (looksLikeTransferReference(v)) {
+            const reference = transferReference(v);
+            if (reference) return byReference.mutate(reference);
+            return setBadReference(true);
+          }
           pager.reset();
           setEmail(v.trim() || undefined);
         }}
       />
       {byReference.error ? <ErrorAlert error={byReference.error} /> : null}
+      {badReference ? <Alert type="warning" showIcon role="alert" title={t('admin.referenceShape')} /> : null}
       <ListCard<Account>
         query={accounts}
         rows={data?.data}
