@@ -323,11 +323,14 @@ describeBrowser('the web console in a browser', () => {
     const page = await user.newPage();
     await page.goto(`${stack.apiUrl}/console/videos`);
     await page.getByRole('link', { name: created.id }).waitFor();
+    // a person knows a task by its prompt, in the list and on its page
+    await page.getByText('a paper boat drifts down a rainy street').first().waitFor();
     const done = await finished(created.id);
     expect(done.status).toBe('succeeded');
     await page.locator('.ant-segmented').getByText('Succeeded').click();
     await page.getByRole('link', { name: created.id }).click();
     await expectPlayable(page);
+    await page.getByRole('cell', { name: 'a paper boat drifts down a rainy street' }).waitFor();
     const media = async () =>
       (await stack.pool.query('select status from task_media where task_id = $1', [created.id])).rows[0]
         ?.status as string | undefined;

@@ -29,6 +29,7 @@ describe('POST /v1/videos (JSON)', () => {
     expect(task).toMatchObject({
       object: 'video',
       model: 'wan2.6-i2v-flash-5s-720p',
+      prompt: 'a cat walks across the frame',
       status: 'pending',
       progress: 0,
       completed_at: null,

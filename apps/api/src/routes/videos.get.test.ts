@@ -20,6 +20,7 @@ describe('GET /v1/videos/:task_id', () => {
       task_id: created.id,
       status: 'pending',
       object: 'video',
+      prompt: 'a cat walks across the frame',
     });
   });
 

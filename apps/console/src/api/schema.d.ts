@@ -1174,6 +1174,8 @@ export interface components {
       /** @constant */
       object: 'video';
       model: string;
+      /** @description the prompt the task was created with */
+      prompt: string;
       /** @enum {string} */
       status: 'pending' | 'processing' | 'succeeded' | 'failed';
       progress: number;
@@ -1632,6 +1634,8 @@ export interface components {
       /** @constant */
       object: 'video';
       model: string;
+      /** @description the prompt the task was created with */
+      prompt: string;
       /** @enum {string} */
       status: 'pending' | 'processing' | 'succeeded' | 'failed';
       progress: number;

@@ -235,6 +235,7 @@ export const en = {
     'This account has no task with this id. Check the id, or find the task in your list.',
   'videos.noAttempts': 'Not attempted yet.',
   'videos.event': 'Event',
+  'videos.prompt': 'Prompt',
   'videos.deliveryStatus': 'Delivery',
   'videos.delivery.pending': 'Pending',
   'videos.delivery.succeeded': 'Delivered',

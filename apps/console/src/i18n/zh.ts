@@ -234,6 +234,7 @@ export const zh: Record<MessageKey, string> = {
   'videos.notFoundHint': '此账户下没有这个 ID 的任务。请检查 ID，或在任务列表中查找。',
   'videos.noAttempts': '尚未发送。',
   'videos.event': '事件',
+  'videos.prompt': '提示词',
   'videos.deliveryStatus': '投递状态',
   'videos.delivery.pending': '待投递',
   'videos.delivery.succeeded': '已送达',

@@ -143,6 +143,9 @@ export function VideoDetailPage() {
                 ) : null}
               </Descriptions.Item>
               <Descriptions.Item label={t('billing.model')}>{v.model}</Descriptions.Item>
+              <Descriptions.Item label={t('videos.prompt')} span={2}>
+                <span style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>{v.prompt}</span>
+              </Descriptions.Item>
               <Descriptions.Item label={t('videos.created')}>{formatTime(v.created_at)}</Descriptions.Item>
               <Descriptions.Item label={t('videos.completed')}>
                 {formatTime(v.completed_at)}

@@ -111,14 +111,22 @@ export function VideosPage() {
       {task.id}
     </Link>
   );
+  // the prompt names the task for a person: one line, whole on hover
+  const promptLine = (task: VideoTask) =>
+    task.prompt ? (
+      <Typography.Text ellipsis={{ tooltip: task.prompt }} style={{ fontSize: 13, maxWidth: '100%' }}>
+        {task.prompt}
+      </Typography.Text>
+    ) : null;
   const wideColumns: TableColumnsType<VideoTask> = [
     { title: t('videos.preview'), key: 'thumb', width: 120, render: (_v, task) => <Thumbnail task={task} /> },
     {
       title: t('videos.task'),
       dataIndex: 'id',
       render: (_id: string, task) => (
-        <Space orientation="vertical" size={0}>
+        <Space orientation="vertical" size={0} style={{ maxWidth: 480 }}>
           {taskLink(task)}
+          {promptLine(task)}
           <Typography.Text type="secondary" style={{ fontSize: 12 }}>
             {task.model}
           </Typography.Text>
@@ -149,6 +157,7 @@ export function VideosPage() {
       render: (_id: string, task) => (
         <Space orientation="vertical" size={2}>
           {taskLink(task)}
+          {promptLine(task)}
           <div>
             {/* the column headers of the wide layout, for screen readers */}
             <span style={VISUALLY_HIDDEN}>{t('videos.status')}</span>

@@ -8,6 +8,7 @@ export const videoTaskObject = z
     task_id: z.string().describe('the same as id'),
     object: z.literal('video'),
     model: z.string(),
+    prompt: z.string().describe('the prompt the task was created with'),
     status: z.enum(['pending', 'processing', 'succeeded', 'failed']),
     progress: z.number().int().min(0).max(100),
     created_at: unix,

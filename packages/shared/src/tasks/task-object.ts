@@ -5,6 +5,8 @@ export interface VideoTaskObject {
   task_id: string;
   object: 'video';
   model: string;
+  /** the prompt the task was created with */
+  prompt: string;
   status: TaskRow['status'];
   progress: number;
   created_at: number;
@@ -39,6 +41,7 @@ export function toTaskObject(
     task_id: row.id,
     object: 'video',
     model: row.model,
+    prompt: row.prompt,
     status: row.status,
     progress: row.progress,
     created_at: unix(row.createdAt),
