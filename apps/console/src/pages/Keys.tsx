@@ -4,7 +4,6 @@ import {
   App,
   Button,
   Card,
-  Grid,
   Input,
   Modal,
   Popconfirm,
@@ -17,6 +16,7 @@ import {
 import { useState } from 'react';
 import { api, unwrap } from '../api/client';
 import type { components } from '../api/schema';
+import { useCompactRows } from '../components/CompactRows';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { SecretReveal } from '../components/SecretReveal';
 import { useT } from '../i18n/i18n';
@@ -70,7 +70,7 @@ export function KeysPage() {
   });
 
   // a phone gets two columns: the key with its status, spend, expiry, use and limits; and its actions
-  const compact = Grid.useBreakpoint().md === false;
+  const compact = useCompactRows();
   const spend = (k: Token) =>
     k.quota_usd === null
       ? `${formatUsd(k.used_usd)} / ${t('keys.unlimited')}`

@@ -19,10 +19,11 @@ import { ApiError, api, unwrap } from '../api/client';
 import type { components } from '../api/schema';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { ListCard } from '../components/ListCard';
+import { TaskStatusTag } from '../components/TaskStatus';
 import { useT } from '../i18n/i18n';
 import { formatTime } from '../lib/format';
 import { useGo } from '../lib/use-go';
-import { STATUS_COLORS, Thumbnail, type VideoTask } from './Videos';
+import { Thumbnail, type VideoTask } from './Videos';
 
 type Delivery = components['schemas']['CallbackDelivery'] & {
   next_attempt_at?: number | null;
@@ -137,7 +138,7 @@ export function VideoDetailPage() {
             ) : null}
             <Descriptions column={{ xs: 1, md: 2 }} bordered size="small">
               <Descriptions.Item label={t('videos.status')}>
-                <Tag color={STATUS_COLORS[v.status]}>{t(`status.${v.status}`)}</Tag>
+                <TaskStatusTag status={v.status} />
                 {!terminal(v.status) ? (
                   <Progress percent={v.progress} size="small" style={{ width: 120 }} />
                 ) : null}

@@ -4,20 +4,20 @@ import {
   Button,
   Card,
   Empty,
-  Grid,
   Progress,
   Segmented,
   Space,
   Table,
   type TableColumnsType,
-  Tag,
   Typography,
 } from 'antd';
-import { type CSSProperties, useState } from 'react';
+import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import type { components } from '../api/schema';
+import { ScreenReaderOnly, useCompactRows } from '../components/CompactRows';
 import { ErrorAlert } from '../components/ErrorAlert';
+import { TaskStatusTag } from '../components/TaskStatus';
 import { useT } from '../i18n/i18n';
 import { formatTime } from '../lib/format';
 
@@ -25,23 +25,6 @@ import { formatTime } from '../lib/format';
 export type VideoTask = components['schemas']['VideoTask'] & {
   thumbnail_url?: string | null;
   expires_at?: number | null;
-};
-
-export const STATUS_COLORS: Record<string, string> = {
-  pending: 'default',
-  processing: 'processing',
-  succeeded: 'success',
-  failed: 'error',
-};
-
-/** Read by screen readers, not shown. */
-export const VISUALLY_HIDDEN: CSSProperties = {
-  position: 'absolute',
-  width: 1,
-  height: 1,
-  overflow: 'hidden',
-  clip: 'rect(0 0 0 0)',
-  whiteSpace: 'nowrap',
 };
 
 const STATUSES = ['all', 'pending', 'processing', 'succeeded', 'failed'] as const;
@@ -96,11 +79,11 @@ export function VideosPage() {
   const rows = (videos.data?.data ?? []) as VideoTask[];
   // a phone gets two columns (preview, and the task with its status and time), so a task's
   // status shows without scrolling sideways
-  const compact = Grid.useBreakpoint().md === false;
+  const compact = useCompactRows();
 
   const statusCell = (task: VideoTask) => (
     <>
-      <Tag color={STATUS_COLORS[task.status]}>{t(`status.${task.status}` as 'status.pending')}</Tag>
+      <TaskStatusTag status={task.status} />
       {task.status === 'processing' ? (
         <Progress percent={task.progress} size="small" style={{ width: 100 }} />
       ) : null}
@@ -160,13 +143,13 @@ export function VideosPage() {
           {promptLine(task)}
           <div>
             {/* the column headers of the wide layout, for screen readers */}
-            <span style={VISUALLY_HIDDEN}>{t('videos.status')}</span>
+            <ScreenReaderOnly>{t('videos.status')}</ScreenReaderOnly>
             <Space size={4} wrap>
               {statusCell(task)}
             </Space>
           </div>
           <Typography.Text type="secondary" style={{ fontSize: 12 }}>
-            <span style={VISUALLY_HIDDEN}>{t('videos.created')} </span>
+            <ScreenReaderOnly>{t('videos.created')} </ScreenReaderOnly>
             {formatTime(task.created_at)} · {task.model}
           </Typography.Text>
         </Space>

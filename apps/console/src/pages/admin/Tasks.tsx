@@ -4,24 +4,23 @@ import {
   Button,
   Card,
   Form,
-  Grid,
   Input,
   InputNumber,
   Popconfirm,
   Select,
   Space,
   type TableColumnsType,
-  Tag,
   Typography,
 } from 'antd';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
+import { ScreenReaderOnly, useCompactRows } from '../../components/CompactRows';
 import { ListCard, usePager } from '../../components/ListCard';
+import { TaskStatusTag } from '../../components/TaskStatus';
 import { useT } from '../../i18n/i18n';
 import { formatTime } from '../../lib/format';
-import { STATUS_COLORS, VISUALLY_HIDDEN } from '../Videos';
 
 type AdminTask = components['schemas']['AdminTask'];
 interface Filters {
@@ -68,10 +67,10 @@ export function AdminTasksPage() {
   });
   // a phone gets two columns (the task, with its status, account and times; and its action), so
   // nothing needs scrolling sideways
-  const compact = Grid.useBreakpoint().md === false;
+  const compact = useCompactRows();
   const statusCell = (task: AdminTask) => (
     <>
-      <Tag color={STATUS_COLORS[task.status]}>{t(`status.${task.status}` as 'status.pending')}</Tag>
+      <TaskStatusTag status={task.status} />
       {task.error ? (
         <Typography.Text type="danger" style={{ fontSize: 12, wordBreak: 'break-word' }}>
           {task.error.code}: {task.error.message}
@@ -141,15 +140,15 @@ export function AdminTasksPage() {
             {id}
           </Typography.Text>
           <Space orientation="vertical" size={0}>
-            <span style={VISUALLY_HIDDEN}>{t('videos.status')}</span>
+            <ScreenReaderOnly>{t('videos.status')}</ScreenReaderOnly>
             {statusCell(task)}
           </Space>
           <Typography.Text style={{ fontSize: 12 }}>
-            <span style={VISUALLY_HIDDEN}>{t('admin.account')} </span>
+            <ScreenReaderOnly>{t('admin.account')} </ScreenReaderOnly>
             {accountLink(task.account_id)}
           </Typography.Text>
           <Typography.Text type="secondary" style={{ fontSize: 12 }}>
-            <span style={VISUALLY_HIDDEN}>{t('videos.created')} </span>
+            <ScreenReaderOnly>{t('videos.created')} </ScreenReaderOnly>
             {formatTime(task.created_at)} · {task.model}
           </Typography.Text>
           {task.upstream_task_id ? (
