@@ -133,7 +133,15 @@ async function main() {
   const recorded = Object.fromEntries(Object.entries(input).filter(([k]) => known.has(k)));
   writeRuntimeEnv({ ...recorded, ...chosen }, given);
   // Node keeps the compiled code of every module here, so a restart loads faster.
-  const env = { NODE_COMPILE_CACHE: path.join(dataDir, 'compile-cache'), ...input, ...chosen, ...payEnv };
+  // A development stack: NODE_ENV=development (unless given) lets the processes sign media links
+  // with the development secret when MEDIA_SIGNING_SECRET is unset; they say so in their log.
+  const env = {
+    NODE_COMPILE_CACHE: path.join(dataDir, 'compile-cache'),
+    NODE_ENV: 'development',
+    ...input,
+    ...chosen,
+    ...payEnv,
+  };
 
   say('migrating');
   run('migration', ['packages/shared/dist/db/migrate-cli.js'], env);

@@ -118,7 +118,7 @@ function main(): void {
     taskCache,
     taskEvents,
     durations: new TaskDurations(redis, config.QUEUE_PREFIX),
-    media: { storage: createMediaStorage(config), signer: createMediaLinkSigner(config) },
+    media: { storage: createMediaStorage(config), signer: createMediaLinkSigner(config, logger) },
     isAcceptingTraffic: () => accepting,
   };
   const app = buildApp(deps);

@@ -28,7 +28,7 @@ export interface WorkerLifecycleDeps {
  */
 export function createWorkerLifecycle(deps: WorkerLifecycleDeps): TaskLifecycle {
   const { config, database, queues } = deps;
-  const signer = createMediaLinkSigner(config);
+  const signer = createMediaLinkSigner(config, deps.logger);
   const media = queues.media;
   return new TaskLifecycle({
     db: database.db,

@@ -7,8 +7,15 @@ const httpUrl = z
   .refine((u) => /^https?:\/\//i.test(u), 'must be an http(s) URL')
   .transform((u) => u.replace(/\/+$/, ''));
 
-/** A development-only signing secret, refused when NODE_ENV=production. */
+/**
+ * A development-only signing secret: it is public, so links signed with it can be forged. Used only
+ * when MEDIA_SIGNING_SECRET is unset and NODE_ENV is `development` or `test` (see refineMediaEnv).
+ */
 export const DEV_MEDIA_SIGNING_SECRET = 'mediagate-development-media-signing-secret';
+
+/** Whether this process runs for development or tests (NODE_ENV `development` or `test`). */
+export const isDevelopmentEnv = (nodeEnv: string | undefined = process.env.NODE_ENV): boolean =>
+  nodeEnv === 'development' || nodeEnv === 'test';
 
 /** Media storage, links and retention: read by the API and the workers alike. */
 export const mediaEnvSchema = z.object({
@@ -62,11 +69,13 @@ export function refineMediaEnv(env: MediaEnv, ctx: z.RefinementCtx): void {
   if (env.MEDIA_DRIVER === 's3' && !env.MEDIA_S3_BUCKET) {
     ctx.addIssue({ code: 'custom', path: ['MEDIA_S3_BUCKET'], message: 'required when MEDIA_DRIVER=s3' });
   }
-  if (!env.MEDIA_SIGNING_SECRET && process.env.NODE_ENV === 'production') {
+  if (!env.MEDIA_SIGNING_SECRET && !isDevelopmentEnv()) {
     ctx.addIssue({
       code: 'custom',
       path: ['MEDIA_SIGNING_SECRET'],
-      message: 'required in production (at least 32 characters, the same on every API and worker)',
+      message:
+        'required unless NODE_ENV=development (at least 32 characters, the same on every API and worker); ' +
+        'without it media links would be signed with the public development secret',
     });
   }
 }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { Logger } from '../log';
 import type { MediaEnv } from './config';
 import { DEV_MEDIA_SIGNING_SECRET } from './config';
 import { MediaLinkSigner } from './links';
@@ -23,7 +24,17 @@ export function createMediaStorage(env: MediaEnv): MediaStorage {
   return new LocalMediaStorage(path.resolve(env.MEDIA_DIR));
 }
 
-/** The link signer the configuration names (the development secret outside production). */
-export function createMediaLinkSigner(env: MediaEnv): MediaLinkSigner {
+/**
+ * The link signer the configuration names. Without MEDIA_SIGNING_SECRET (allowed in development
+ * and tests only, see refineMediaEnv) it signs with the public development secret and says so in
+ * the log: anyone can forge such links.
+ */
+export function createMediaLinkSigner(env: MediaEnv, logger?: Pick<Logger, 'warn'>): MediaLinkSigner {
+  if (!env.MEDIA_SIGNING_SECRET) {
+    logger?.warn(
+      'MEDIA_SIGNING_SECRET is not set: media links are signed with the public development secret, ' +
+        'so anyone can forge them; set it (32+ characters) anywhere but on a development machine',
+    );
+  }
   return new MediaLinkSigner(env.MEDIA_SIGNING_SECRET ?? DEV_MEDIA_SIGNING_SECRET, env.PUBLIC_BASE_URL);
 }

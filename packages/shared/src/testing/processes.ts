@@ -29,7 +29,14 @@ export async function startProcess(opts: {
     [...NODE_FLAGS, ...(opts.nodeArgs ?? []), opts.entry, ...(opts.args ?? [])],
     {
       // Tests stop processes with SIGTERM; they need no load-balancer pause unless they ask for one.
-      env: { ...process.env, LOG_LEVEL: 'info', SHUTDOWN_DELAY_MS: '0', ...opts.env },
+      // Test and benchmark stacks run as NODE_ENV=test (development secrets allowed) unless told otherwise.
+      env: {
+        ...process.env,
+        NODE_ENV: process.env.NODE_ENV ?? 'test',
+        LOG_LEVEL: 'info',
+        SHUTDOWN_DELAY_MS: '0',
+        ...opts.env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
