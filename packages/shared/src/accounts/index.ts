@@ -1,5 +1,6 @@
 export * from './accounts';
 export * from './admin';
+export * from './key-lookup';
 export * from './key-revocations';
 export * from './keys';
 export * from './password-reset';

@@ -1,131 +1,356 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { announceKeyRevocation, createAccount, revokeApiKey } from '../accounts';
+import type { z } from 'zod';
+import {
+  type AccountView,
+  announceKeyRevocation,
+  createAccount,
+  findAccountId,
+  findKeys,
+  getAccountView,
+  listAccountKeys,
+  listAccounts,
+  type OperatorKeyView,
+  parseKeyReference,
+  revokeKeyById,
+} from '../accounts';
 import { usdToMicro } from '../billing';
 import { baseEnvSchema, loadConfig } from '../config/env';
-import { createDatabase, pgErrorCode } from '../db/client';
+import { createDatabase, type Database, pgErrorCode } from '../db/client';
 import { createCallbacksQueue, enqueueDelivery } from '../queue/callbacks-queue';
 import { createRedis } from '../queue/connection';
 import { redeliverFailedSince } from '../webhooks/outbox';
 
-const USAGE = `usage:
-  cli account:create --email <e> [--balance-usd <n>]   prints the new account's key on stdout
-  cli key:revoke --id <key id>
-  cli callbacks:redeliver --account <account id> --since <ISO time>
-                                 sends again every failed callback delivery of the account created
-                                 since then, with a fresh retry schedule; prints how many`;
+const USAGE = `usage: pnpm cli <command> [options]
+
+accounts
+  account:create --email <e> [--balance-usd <n>]
+                      creates an account with a key; prints the key alone on stdout
+  account:list [--email <part>] [--after <account id>] [--limit <n>] [--json]
+                      accounts in creation order, optionally those whose e-mail contains <part>
+  account:find <e-mail | account id> [--json]
+                      one account and every key it has (deleted ones included)
+
+keys (a key is named by its id key_..., by the secret sk-... itself, or by the
+shown prefix sk-abcd...wxyz; "-" reads it from stdin, which keeps a secret
+out of the shell history)
+  key:find <key> [--json]        the key, its state and its account's e-mail
+  key:list --account <e-mail | account id> [--json]
+  key:revoke <key>               revokes the key for good (also --id <key> / --key <key>);
+                                 a shown prefix is refused, as several keys may share it
+
+callbacks
+  callbacks:redeliver --account <account id> --since <ISO time>
+                      sends again every failed callback delivery of the account created since
+                      then, with a fresh retry schedule; prints how many
+
+  help, --help, -h    this text
+
+Results go to stdout, messages to stderr. Exit status: 0 done; 1 nothing done (not found,
+already in that state, refused); 2 a usage mistake; 3 done only in part (the message says what
+is left).`;
+
+class Exit extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+const usage = (message: string) => new Exit(2, `${message}\n(pnpm cli --help lists the commands)`);
+
+const OPTIONS = {
+  email: { type: 'string' },
+  'balance-usd': { type: 'string' },
+  id: { type: 'string' },
+  key: { type: 'string' },
+  account: { type: 'string' },
+  since: { type: 'string' },
+  after: { type: 'string' },
+  limit: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+const usd = (micro: number) => (micro / 1_000_000).toFixed(micro % 10_000 === 0 ? 2 : 6);
+const when = (d: Date | null) => (d ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : '-');
+
+/** Rows as aligned columns (the last column unpadded). */
+function table(head: string[], rows: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return `${[head, ...rows].map(line).join('\n')}\n`;
+}
+
+const keyRows = (keys: OperatorKeyView[]) =>
+  table(
+    ['KEY ID', 'SHOWN AS', 'STATUS', 'NAME', 'CREATED', 'LAST USED', 'ACCOUNT'],
+    keys.map((k) => [
+      k.id,
+      k.displayPrefix,
+      k.status === 'revoked' ? `revoked ${when(k.revokedAt)}` : k.status,
+      k.name,
+      when(k.createdAt),
+      when(k.lastUsedAt),
+      `${k.email} (${k.accountId})`,
+    ]),
+  );
+
+const accountRows = (list: AccountView[]) =>
+  table(
+    ['ACCOUNT ID', 'E-MAIL', 'STATUS', 'ROLE', 'BALANCE USD', 'CREATED'],
+    list.map((a) => [a.id, a.email, a.status, a.role, usd(a.balanceMicroUsd), when(a.createdAt)]),
+  );
+
+/** The key text from a positional, --key or --id; "-" reads one line from stdin. */
+function keyArgument(values: Values, positionals: string[]): string {
+  const given = [positionals[0], values.key, values.id].filter((v): v is string => v !== undefined);
+  if (given.length === 0)
+    throw usage('name the key: its id (key_...), the secret (sk-...) or "-" to read it from stdin');
+  if (given.length > 1 || positionals.length > 1) throw usage('name one key');
+  const text = given[0] === '-' ? readFileSync(0, 'utf8').trim() : given[0]!;
+  return text;
+}
+
+function referenceOf(text: string) {
+  const ref = parseKeyReference(text);
+  if (!ref)
+    throw usage(
+      `"${text.length > 12 ? `${text.slice(0, 12)}...` : text}" is not a key id (key_ and 26 characters), a secret key (sk- and 48 characters) or a shown prefix (sk-abcd...wxyz)`,
+    );
+  return ref;
+}
+
+const out = (s: string) => process.stdout.write(s);
+const say = (s: string) => process.stderr.write(`${s}\n`);
 
 /** Operator commands. Results go to stdout alone; messages to stderr. */
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  let values: { email?: string; 'balance-usd'?: string; id?: string; account?: string; since?: string };
+  if (command === undefined) throw new Exit(2, USAGE);
+  if (command === 'help' || command === '--help' || command === '-h') {
+    out(`${USAGE}\n`);
+    return 0;
+  }
+  let values: Values;
+  let positionals: string[];
   try {
-    ({ values } = parseArgs({
+    ({ values, positionals } = parseArgs({
       args: rest,
-      options: {
-        email: { type: 'string' },
-        'balance-usd': { type: 'string' },
-        id: { type: 'string' },
-        account: { type: 'string' },
-        since: { type: 'string' },
-      },
+      options: OPTIONS,
       strict: true,
+      allowPositionals: true,
     }));
   } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
-    return 2;
+    throw usage((err as Error).message);
   }
+  if (values.help) {
+    out(`${USAGE}\n`);
+    return 0;
+  }
+  const known = [
+    'account:create',
+    'account:list',
+    'account:find',
+    'key:find',
+    'key:list',
+    'key:revoke',
+    'callbacks:redeliver',
+  ];
+  if (!known.includes(command)) throw usage(`unknown command "${command}"`);
+  if (positionals.length > 0 && !['account:find', 'key:find', 'key:revoke'].includes(command))
+    throw usage(`${command} takes no argument "${positionals[0]}"`);
+
   const config = loadConfig(baseEnvSchema);
   const database = createDatabase(config.DATABASE_URL, {
     max: 1,
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
   });
   try {
-    switch (command) {
-      case 'account:create': {
-        const email = values.email?.trim();
-        if (!email || !/^[^\s@]+@[^\s@]+$/.test(email)) {
-          process.stderr.write(`--email must be an e-mail address\n${USAGE}\n`);
-          return 2;
-        }
-        const balance = Number(values['balance-usd'] ?? '0');
-        if (!Number.isFinite(balance) || balance < 0) {
-          process.stderr.write('--balance-usd must be a number >= 0\n');
-          return 2;
-        }
-        const { accountId, key } = await createAccount(database.db, {
-          email,
-          initialCreditMicroUsd: usdToMicro(balance),
-          grantReason: 'operator grant (cli)',
-        });
-        process.stderr.write(`created account ${accountId}, key ${key.id}\n`);
-        process.stdout.write(`${key.key}\n`);
-        return 0;
-      }
-      case 'key:revoke': {
-        if (!values.id) {
-          process.stderr.write(`--id is required\n${USAGE}\n`);
-          return 2;
-        }
-        await revokeApiKey(database.db, values.id);
-        const redis = createRedis(config.REDIS_URL, 'producer', { cluster: config.REDIS_CLUSTER });
-        const announced = await announceKeyRevocation(redis, config.QUEUE_PREFIX, { keyId: values.id });
-        redis.disconnect();
-        process.stderr.write(
-          announced
-            ? `revoked ${values.id}\n`
-            : `revoked ${values.id}; Redis did not answer, so API replicas refuse it within AUTH_CACHE_TTL_MS\n`,
-        );
-        return 0;
-      }
-      case 'callbacks:redeliver': {
-        const since = values.since ? new Date(values.since) : undefined;
-        if (!values.account || !since || Number.isNaN(since.getTime())) {
-          process.stderr.write(`--account and --since (an ISO time) are required\n${USAGE}\n`);
-          return 2;
-        }
-        const ids = await redeliverFailedSince(database.db, values.account, since);
-        // Committed first, enqueued second; whatever Redis does not take now, the reconciler enqueues.
-        const redis = createRedis(config.REDIS_URL, 'producer', { cluster: config.REDIS_CLUSTER });
-        const queue = createCallbacksQueue(redis, config.QUEUE_PREFIX);
-        let enqueued = 0;
-        try {
-          for (const id of ids) {
-            if (
-              await enqueueDelivery(queue, id, { timeoutMs: 2_000 }).then(
-                () => true,
-                () => false,
-              )
-            )
-              enqueued += 1;
-          }
-        } finally {
-          await queue.close();
-          redis.disconnect();
-        }
-        process.stderr.write(
-          `redelivering ${ids.length} failed deliveries of ${values.account}` +
-            (enqueued < ids.length ? ` (${ids.length - enqueued} left to the reconciler)` : '') +
-            '\n',
-        );
-        process.stdout.write(`${ids.length}\n`);
-        return 0;
-      }
-      default:
-        process.stderr.write(`${USAGE}\n`);
-        return 2;
-    }
+    return await run(command, values, positionals, database, config);
   } finally {
     await database.close();
+  }
+}
+
+async function run(
+  command: string,
+  values: Values,
+  positionals: string[],
+  database: Database,
+  config: z.output<typeof baseEnvSchema>,
+): Promise<number> {
+  const db = database.db;
+  const json = (v: unknown) => out(`${JSON.stringify(v, null, 2)}\n`);
+  switch (command) {
+    case 'account:create': {
+      const email = values.email?.trim();
+      if (!email || !/^[^\s@]+@[^\s@]+$/.test(email)) throw usage('--email must be an e-mail address');
+      const balance = Number(values['balance-usd'] ?? '0');
+      if (!Number.isFinite(balance) || balance < 0) throw usage('--balance-usd must be a number >= 0');
+      const { accountId, key } = await createAccount(db, {
+        email,
+        initialCreditMicroUsd: usdToMicro(balance),
+        grantReason: 'operator grant (cli)',
+      });
+      say(`created account ${accountId}, key ${key.id} (${key.displayPrefix})`);
+      out(`${key.key}\n`);
+      return 0;
+    }
+    case 'account:list': {
+      const limit = values.limit === undefined ? 50 : Number(values.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+        throw usage('--limit must be a whole number from 1 to 1000');
+      const page = await listAccounts(db, { limit, after: values.after, email: values.email?.trim() });
+      if (values.json) json(page);
+      else if (page.data.length > 0) out(accountRows(page.data));
+      if (page.data.length === 0)
+        say(values.email ? `no account's e-mail contains "${values.email}"` : 'no accounts');
+      if (page.hasMore) say(`more after this page: --after ${page.nextCursor}`);
+      return page.data.length === 0 ? 1 : 0;
+    }
+    case 'account:find': {
+      const what = positionals[0] ?? values.email ?? values.account ?? values.id;
+      if (!what) throw usage('name the account: its e-mail or its id (acct_...)');
+      const id = await findAccountId(db, what);
+      const account = id ? await getAccountView(db, id) : null;
+      if (!account) {
+        say(`no account has ${what.includes('@') ? 'the e-mail' : 'the id'} ${what}`);
+        return 1;
+      }
+      const keys = await listAccountKeys(db, account.id);
+      if (values.json) json({ account, keys });
+      else out(`${accountRows([account])}\n${keys.length ? keyRows(keys) : 'no keys\n'}`);
+      return 0;
+    }
+    case 'key:find': {
+      const keys = await findKeys(db, referenceOf(keyArgument(values, positionals)));
+      if (values.json) json(keys);
+      else if (keys.length > 0) out(keyRows(keys));
+      if (keys.length === 0) say('no key matches');
+      return keys.length === 0 ? 1 : 0;
+    }
+    case 'key:list': {
+      if (!values.account) throw usage('--account <e-mail | account id> is required');
+      const id = await findAccountId(db, values.account);
+      if (!id) {
+        say(`no account has ${values.account.includes('@') ? 'the e-mail' : 'the id'} ${values.account}`);
+        return 1;
+      }
+      const keys = await listAccountKeys(db, id);
+      if (values.json) json(keys);
+      else if (keys.length > 0) out(keyRows(keys));
+      else say('the account has no keys');
+      return 0;
+    }
+    case 'key:revoke': {
+      const ref = referenceOf(keyArgument(values, positionals));
+      if (ref.by === 'display')
+        throw usage(
+          `${ref.prefix} is only the shown prefix, which several keys may share: give the key id (pnpm cli key:find ${ref.prefix} lists them) or the secret`,
+        );
+      const [found] = await findKeys(db, ref);
+      if (!found) {
+        say(
+          ref.by === 'id'
+            ? `no key has the id ${ref.id}; nothing was revoked`
+            : `no key of any account is ${ref.shown}; nothing was revoked`,
+        );
+        return 1;
+      }
+      const result = await revokeKeyById(db, found.id);
+      if (!result) {
+        say(`key ${found.id} disappeared while being revoked; nothing was revoked`);
+        return 1;
+      }
+      const k = result.key;
+      const named = `${k.id} (${k.displayPrefix}, "${k.name}") of ${k.email} (${k.accountId})`;
+      if (result.outcome === 'already') {
+        say(`${named} was already revoked at ${when(k.revokedAt)}; nothing changed`);
+        return 1;
+      }
+      const redis = createRedis(config.REDIS_URL, 'producer', { cluster: config.REDIS_CLUSTER });
+      let announced: boolean;
+      try {
+        announced = await announceKeyRevocation(redis, config.QUEUE_PREFIX, { keyId: k.id }, 3_000);
+      } finally {
+        redis.disconnect();
+      }
+      out(`${k.id}\n`);
+      if (!announced) {
+        say(
+          `revoked ${named} in the database, but Redis (${redactUrl(config.REDIS_URL)}) did not take the announcement: ` +
+            'an API replica that saw the key in the last few seconds may still accept it until its cache entry expires ' +
+            '(AUTH_CACHE_TTL_MS, at most 5 s); run the command again once Redis answers to be sure',
+        );
+        return 3;
+      }
+      say(`revoked ${named}; every API replica refuses it from now on`);
+      return 0;
+    }
+    case 'callbacks:redeliver': {
+      const since = values.since ? new Date(values.since) : undefined;
+      if (!values.account || !since || Number.isNaN(since.getTime()))
+        throw usage('--account and --since (an ISO time) are required');
+      const ids = await redeliverFailedSince(db, values.account, since);
+      // Committed first, enqueued second; whatever Redis does not take now, the reconciler enqueues.
+      const redis = createRedis(config.REDIS_URL, 'producer', { cluster: config.REDIS_CLUSTER });
+      const queue = createCallbacksQueue(redis, config.QUEUE_PREFIX);
+      let enqueued = 0;
+      try {
+        for (const id of ids) {
+          if (
+            await enqueueDelivery(queue, id, { timeoutMs: 2_000 }).then(
+              () => true,
+              () => false,
+            )
+          )
+            enqueued += 1;
+        }
+      } finally {
+        await queue.close();
+        redis.disconnect();
+      }
+      say(
+        `redelivering ${ids.length} failed deliveries of ${values.account}` +
+          (enqueued < ids.length ? ` (${ids.length - enqueued} left to the reconciler)` : ''),
+      );
+      out(`${ids.length}\n`);
+      return 0;
+    }
+  }
+  throw usage(`unknown command "${command}"`);
+}
+
+/** A URL without its password, for messages. */
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'REDIS_URL';
   }
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    process.stderr.write(
+    if (err instanceof Exit) {
+      say(err.message);
+      process.exit(err.code);
+    }
+    say(
       pgErrorCode(err) === '23505'
-        ? 'that e-mail already has an account\n'
-        : `error: ${(err as Error).message}\n`,
+        ? 'that e-mail already has an account'
+        : `error: ${(err as Error).message}`,
     );
     process.exit(1);
   },
