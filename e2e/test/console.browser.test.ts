@@ -456,6 +456,11 @@ describeBrowser('the web console in a browser', () => {
     await page.getByRole('button', { name: 'Pause' }).first().click();
     await page.getByRole('button', { name: 'Resume' }).first().click();
     await page.getByRole('button', { name: 'Pause' }).first().waitFor();
+    // both actions are in the audit log, with the operator who made them
+    await page.goto(`${stack.apiUrl}/admin/audit`);
+    await page.getByText('Queue resumed').first().waitFor();
+    await page.getByText('Queue paused').first().waitFor();
+    await page.getByText(ADMIN.email).first().waitFor();
     await page.goto(`${stack.apiUrl}/admin/queues`);
     await page.getByText('video-tasks').first().waitFor();
     expect(await page.title()).not.toBe('mediagate console');
@@ -554,6 +559,7 @@ describeBrowser('the web console in a browser', () => {
       `/admin/accounts/${accountId}`,
       '/admin/tasks',
       '/admin/queue-status',
+      '/admin/audit',
     ];
     const state = {
       customer: await user.storageState(),
@@ -623,6 +629,7 @@ const MUST_SHOW: Record<string, (page: Page) => Locator> = {
   '/console/billing?tab=usage': (page) => page.getByRole('columnheader', { name: 'Cost' }),
   '/console/keys': (page) => page.getByText(/^Used \/ quota/).first(),
   '/admin/tasks': (page) => page.locator('.ant-table-row a[href^="/admin/accounts/"]').first(),
+  '/admin/audit': (page) => page.locator('.ant-table-row .ant-tag').first(),
 };
 
 /** Whether a box (from boundingBox) lies within the viewport's width: seen without scrolling sideways. */

@@ -1,5 +1,6 @@
 import type { Route } from './route';
 import * as adminAccounts from './routes/admin.accounts';
+import * as adminAudit from './routes/admin.audit';
 import * as adminQueues from './routes/admin.queues';
 import * as adminTasks from './routes/admin.tasks';
 import * as adminTransfers from './routes/admin.transfers';
@@ -86,6 +87,7 @@ export const routes: readonly Route[] = [
   adminTasks.route,
   adminTransfers.route,
   adminQueues.route,
+  adminAudit.route,
 
   // the QR providers' own routes first: /payments/:provider/notify is the dev provider's
   paymentsQrNotify.route,

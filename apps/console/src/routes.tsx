@@ -54,6 +54,7 @@ export const routes = [
           },
           { path: '/admin/tasks', lazy: page(() => import('./pages/admin/Tasks'), 'AdminTasksPage') },
           { path: '/admin/queue-status', lazy: page(() => import('./pages/admin/Queues'), 'QueuesPage') },
+          { path: '/admin/audit', lazy: page(() => import('./pages/admin/AuditLog'), 'AuditLogPage') },
         ],
       },
       { path: '*', lazy: page(() => import('./pages/NotFound'), 'NotFoundPage') },

@@ -197,6 +197,9 @@ export const ENDPOINTS: Endpoint[] = [
   ep('POST /admin/api/queues/:queue/resume', 'admin', 120),
 
   ep('GET /admin/api/transfer-references/:reference', 'admin', 120),
+  ep('GET /admin/api/audit-log', 'admin', 240, {
+    query: ['account_id', 'target_id', 'action', 'before', 'limit'],
+  }),
 
   // top-ups by QR code (no provider is configured in the fuzzed stack: 503 on create)
   ep('GET /console/api/topups/options', 'session', 60),

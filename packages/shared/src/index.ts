@@ -1,5 +1,6 @@
 // Every module in one import, for scripts and tools; the apps import the subpaths (@mediagate/shared/tasks, ...).
 export * from './accounts';
+export * from './audit';
 export * from './billing';
 export * from './catalog';
 export * from './config';

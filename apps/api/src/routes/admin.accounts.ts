@@ -1,4 +1,11 @@
-import { getAccountView, listAccounts, setAccountLimits, setAccountStatus } from '@mediagate/shared/accounts';
+import {
+  type AccountView,
+  getAccountView,
+  listAccounts,
+  setAccountLimits,
+  setAccountStatus,
+} from '@mediagate/shared/accounts';
+import { recordOperatorAction } from '@mediagate/shared/audit';
 import {
   adjustBalance,
   bankTransferReference,
@@ -9,15 +16,28 @@ import {
   usdToMicro,
 } from '@mediagate/shared/billing';
 import { consoleObject } from '@mediagate/shared/contracts';
+import type { DbOrTx } from '@mediagate/shared/db';
 import { ApiError, InsufficientQuotaError } from '@mediagate/shared/errors';
 import type { Request, Router } from 'express';
 import { z } from 'zod';
+import { auditActor } from '../audit';
 import type { ApiDeps } from '../deps';
 import { announceKeyChange } from '../key-revocations';
 import { parseBody } from '../middleware/body';
 import { requireAdmin, sessionOf } from '../middleware/session';
 import { endpoints, ok, type Route, type RouteContract } from '../route';
 import { accountObject, accountSchema, cursorPage, usd, usdAmount } from './console-views';
+
+/** An account's limits as the API names them (the audit log's before and after). */
+const limitsOf = (a: AccountView) => ({
+  rpm_limit: a.rpmLimit,
+  max_active_video_tasks: a.maxActiveVideoTasks,
+});
+
+/** The balance of `accountId` as the transaction sees it, in micro-USD. */
+async function balanceIn(tx: DbOrTx, accountId: string): Promise<number> {
+  return (await getAccountView(tx, accountId))!.balanceMicroUsd;
+}
 
 export function topUpPolicy(config: ApiDeps['config']): TopUpPolicy {
   return {
@@ -56,7 +76,8 @@ export const adjustmentBody = z.strictObject({
  * e-mail), GET /admin/api/accounts/:id, POST .../:id/disable and .../:id/enable, PATCH
  * .../:id/limits, POST .../:id/topups (a bank transfer, idempotent per reference, with the
  * bonus), POST .../:id/adjustments (a signed correction with its reason). Every balance
- * change is a ledger entry.
+ * change is a ledger entry; every change is recorded in the audit log (who, before, after) in
+ * the transaction that makes it.
  */
 export function register(router: Router, deps: ApiDeps): void {
   const { db } = deps.database;
@@ -93,7 +114,18 @@ export function register(router: Router, deps: ApiDeps): void {
       if (id === sessionOf(req).accountId && status === 'disabled') {
         throw new ApiError('invalid_request', 'You cannot disable your own account.');
       }
-      const updated = await setAccountStatus(db, id, status);
+      const updated = await db.transaction(async (tx) => {
+        const change = (await setAccountStatus(tx, id, status))!;
+        await recordOperatorAction(tx, auditActor(req), {
+          action: `account.${action}`,
+          accountId: id,
+          targetType: 'account',
+          targetId: id,
+          before: { status: change.before.status },
+          after: { status: change.after.status },
+        });
+        return change.after;
+      });
       await announceKeyChange(deps, { accountId: id });
       req.log.info({ target: id, status }, 'account status changed by an operator');
       res.status(200).json(accountObject(updated!));
@@ -103,9 +135,20 @@ export function register(router: Router, deps: ApiDeps): void {
   router.patch('/accounts/:id/limits', ...admin, ...body, async (req, res) => {
     const b = limitsBody.parse(req.body ?? {});
     const { id } = await account(req);
-    const updated = await setAccountLimits(db, id, {
-      rpmLimit: b.rpm_limit,
-      maxActiveVideoTasks: b.max_active_video_tasks,
+    const updated = await db.transaction(async (tx) => {
+      const change = (await setAccountLimits(tx, id, {
+        rpmLimit: b.rpm_limit,
+        maxActiveVideoTasks: b.max_active_video_tasks,
+      }))!;
+      await recordOperatorAction(tx, auditActor(req), {
+        action: 'account.limits',
+        accountId: id,
+        targetType: 'account',
+        targetId: id,
+        before: limitsOf(change.before),
+        after: limitsOf(change.after),
+      });
+      return change.after;
     });
     await announceKeyChange(deps, { accountId: id });
     res.status(200).json(accountObject(updated!));
@@ -134,6 +177,27 @@ export function register(router: Router, deps: ApiDeps): void {
           createdBy: sessionOf(req).accountId,
         },
         policy,
+        {
+          inTransaction: async (tx, credited) => {
+            const after = await balanceIn(tx, id);
+            const added = credited.amountMicroUsd + credited.bonusMicroUsd;
+            await recordOperatorAction(tx, auditActor(req), {
+              action: 'account.topup',
+              accountId: id,
+              targetType: 'account',
+              targetId: id,
+              before: { balance_usd: usd(after - added) },
+              after: {
+                balance_usd: usd(after),
+                payment_id: String(credited.paymentId),
+                reference: b.reference,
+                amount_usd: usd(credited.amountMicroUsd),
+                bonus_usd: usd(credited.bonusMicroUsd),
+              },
+              reason: b.note ?? null,
+            });
+          },
+        },
       );
       if (!result.credited && (result.accountId !== id || result.amountMicroUsd !== b.amount_usd)) {
         throw new ApiError(
@@ -163,15 +227,32 @@ export function register(router: Router, deps: ApiDeps): void {
     const b = adjustmentBody.parse(req.body ?? {});
     const { id } = await account(req);
     try {
-      const applied = await db.transaction((tx) =>
-        adjustBalance(tx, {
+      const applied = await db.transaction(async (tx) => {
+        const done = await adjustBalance(tx, {
           accountId: id,
           amountMicroUsd: b.amount_usd,
           reason: b.reason,
           operatorId: sessionOf(req).accountId,
           ref: b.reference ? `adj:${b.reference}` : undefined,
-        }),
-      );
+        });
+        if (done) {
+          const after = await balanceIn(tx, id);
+          await recordOperatorAction(tx, auditActor(req), {
+            action: 'account.adjustment',
+            accountId: id,
+            targetType: 'account',
+            targetId: id,
+            before: { balance_usd: usd(after - b.amount_usd) },
+            after: {
+              balance_usd: usd(after),
+              amount_usd: usd(b.amount_usd),
+              ...(b.reference ? { reference: b.reference } : {}),
+            },
+            reason: b.reason,
+          });
+        }
+        return done;
+      });
       const after = await getAccountView(db, id);
       res.status(applied ? 201 : 200).json({
         object: 'adjustment',

@@ -1,11 +1,13 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
+import { recordOperatorAction } from '@mediagate/shared/audit';
 import { consoleObject, listOf } from '@mediagate/shared/contracts';
 import { ApiError } from '@mediagate/shared/errors';
 import { QUEUE_NAMES } from '@mediagate/shared/queue';
 import type { Express, RequestHandler, Router } from 'express';
 import { z } from 'zod';
+import { auditActor } from '../audit';
 import type { ApiDeps } from '../deps';
 import { presentedSessionToken, requireAdmin } from '../middleware/session';
 import { endpoints, type Route, type RouteContract } from '../route';
@@ -40,7 +42,10 @@ export function mountQueueDashboard(app: Express, deps: ApiDeps, pages?: Console
   app.use('/admin/queues', signInFirst, ...requireAdmin(deps), dashboard);
 }
 
-/** POST /admin/api/queues/:name/pause and /resume; GET /admin/api/queues: depth per state. */
+/**
+ * POST /admin/api/queues/:name/pause and /resume (recorded in the audit log); GET
+ * /admin/api/queues: depth per state.
+ */
 export function register(router: Router, deps: ApiDeps): void {
   router.get('/queues', ...requireAdmin(deps), async (_req, res) => {
     const data = await Promise.all(
@@ -55,7 +60,19 @@ export function register(router: Router, deps: ApiDeps): void {
   for (const action of ['pause', 'resume'] as const) {
     router.post(`/queues/:name/${action}`, ...requireAdmin(deps), async (req, res) => {
       const queue = queueOf(deps, String(req.params.name));
-      await (action === 'pause' ? queue.pause() : queue.resume());
+      // the queue's state lives in Redis: the audit row commits only once the change is made
+      await deps.database.db.transaction(async (tx) => {
+        const before = await queue.isPaused();
+        await recordOperatorAction(tx, auditActor(req), {
+          action: `queue.${action}`,
+          accountId: null,
+          targetType: 'queue',
+          targetId: queue.name,
+          before: { paused: before },
+          after: { paused: action === 'pause' },
+        });
+        await (action === 'pause' ? queue.pause() : queue.resume());
+      });
       req.log.warn({ queue: queue.name, action }, 'queue state changed by an operator');
       res.status(200).json({ name: queue.name, paused: await queue.isPaused() });
     });

@@ -1,3 +1,4 @@
+import { recordOperatorAction } from '@mediagate/shared/audit';
 import { listOf, videoTaskObject } from '@mediagate/shared/contracts';
 import { ApiError } from '@mediagate/shared/errors';
 import { TASK_ID_PATTERN } from '@mediagate/shared/ids';
@@ -5,6 +6,7 @@ import { enqueueVideoTask } from '@mediagate/shared/queue';
 import { findTasks, toTaskObject } from '@mediagate/shared/tasks';
 import type { Router } from 'express';
 import { z } from 'zod';
+import { auditActor } from '../audit';
 import type { ApiDeps } from '../deps';
 import { requireAdmin, sessionOf } from '../middleware/session';
 import { endpoints, type Route, type RouteContract } from '../route';
@@ -40,7 +42,7 @@ export const adminTasksQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
 
-/** Operators: find tasks across accounts; run a failed task again. */
+/** Operators: find tasks across accounts; run a failed task again (recorded in the audit log). */
 export function register(router: Router, deps: ApiDeps): void {
   router.get('/tasks', ...requireAdmin(deps), async (req, res) => {
     const q = adminTasksQuery.parse(req.query);
@@ -75,6 +77,15 @@ export function register(router: Router, deps: ApiDeps): void {
       ? await taskLifecycle(deps).retry(taskId, {
           deadlineMs: deps.config.VIDEO_DEADLINE_MS,
           operatorId: sessionOf(req).accountId,
+          inTransaction: (tx, { original, row }) =>
+            recordOperatorAction(tx, auditActor(req), {
+              action: 'task.retry',
+              accountId: original.accountId,
+              targetType: 'task',
+              targetId: original.id,
+              before: { status: original.status, retried_as: null },
+              after: { status: original.status, retried_as: row.id, retry_status: row.status },
+            }),
         })
       : null;
     if (!retry)

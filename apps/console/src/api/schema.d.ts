@@ -1096,6 +1096,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/api/audit-log': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Operators' actions, newest first */
+    get: operations['getAdminApiAuditLog'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/payments/alipay/notify': {
     parameters: {
       query?: never;
@@ -1685,6 +1702,50 @@ export interface components {
       paused: boolean;
     } & {
       [key: string]: unknown;
+    };
+    AuditLog: {
+      /** @constant */
+      object: 'list';
+      data: components['schemas']['AuditEntry'][];
+      has_more: boolean;
+      /** @description pass as `before` for the next page */
+      next_cursor: string | null;
+    };
+    AuditEntry: {
+      /** @constant */
+      object: 'audit_entry';
+      id: string;
+      /** @description unix seconds */
+      at: number;
+      operator: {
+        id: string;
+        email: string;
+      };
+      /** @enum {string} */
+      action:
+        | 'account.disable'
+        | 'account.enable'
+        | 'account.limits'
+        | 'account.topup'
+        | 'account.adjustment'
+        | 'task.retry'
+        | 'queue.pause'
+        | 'queue.resume'
+        | 'webhook_endpoint.enable';
+      account_id: string | null;
+      /** @enum {string} */
+      target_type: 'account' | 'task' | 'queue' | 'webhook_endpoint';
+      target_id: string;
+      /** @description the changed values before the action (API names and units) */
+      before: {
+        [key: string]: unknown;
+      } | null;
+      /** @description the same values after it */
+      after: {
+        [key: string]: unknown;
+      } | null;
+      reason: string | null;
+      request_id: string | null;
     };
     WeChatPayFail: {
       /** @constant */
@@ -4367,6 +4428,50 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['QueueState'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getAdminApiAuditLog: {
+    parameters: {
+      query?: {
+        account_id?: string;
+        target_id?: string;
+        action?:
+          | 'account.disable'
+          | 'account.enable'
+          | 'account.limits'
+          | 'account.topup'
+          | 'account.adjustment'
+          | 'task.retry'
+          | 'queue.pause'
+          | 'queue.resume'
+          | 'webhook_endpoint.enable';
+        before?: string;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AuditLog'];
         };
       };
       /** @description error (every non-2xx answer has this shape) */

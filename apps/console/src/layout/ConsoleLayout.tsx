@@ -1,5 +1,6 @@
 import {
   ApiOutlined,
+  AuditOutlined,
   BarChartOutlined,
   CloudServerOutlined,
   DashboardOutlined,
@@ -88,6 +89,11 @@ export function ConsoleLayout() {
           key: '/admin/queue-status',
           icon: <CloudServerOutlined />,
           label: <Link to="/admin/queue-status">{t('nav.queues')}</Link>,
+        },
+        {
+          key: '/admin/audit',
+          icon: <AuditOutlined />,
+          label: <Link to="/admin/audit">{t('nav.audit')}</Link>,
         },
       ],
     });

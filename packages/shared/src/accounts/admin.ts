@@ -59,21 +59,23 @@ export async function getAccountView(db: DbOrTx, accountId: string): Promise<Acc
   return row ?? null;
 }
 
+/** An operator's change of an account: the account as it was, and as the change left it. */
+export interface AccountChange {
+  before: AccountView;
+  after: AccountView;
+}
+
 /**
  * Disables or re-enables an account. A disabled account's keys and console sessions are
- * refused from their next request on. Returns the account, or null when there is none.
+ * refused from their next request on. Returns the account before and after, or null when there
+ * is none. In a transaction the row stays locked from the read of `before` to the commit.
  */
 export async function setAccountStatus(
   db: DbOrTx,
   accountId: string,
   status: 'active' | 'disabled',
-): Promise<AccountView | null> {
-  const [row] = await db
-    .update(accounts)
-    .set({ status, updatedAt: new Date() })
-    .where(eq(accounts.id, accountId))
-    .returning(VIEW);
-  return row ?? null;
+): Promise<AccountChange | null> {
+  return changeAccount(db, accountId, { status });
 }
 
 /** Sets (or, with null, clears) the account's rate-limit overrides; undefined fields stay. */
@@ -81,14 +83,27 @@ export async function setAccountLimits(
   db: DbOrTx,
   accountId: string,
   limits: { rpmLimit?: number | null; maxActiveVideoTasks?: number | null },
-): Promise<AccountView | null> {
-  const set = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
-  const [row] = await db
+): Promise<AccountChange | null> {
+  return changeAccount(
+    db,
+    accountId,
+    Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined)),
+  );
+}
+
+async function changeAccount(
+  db: DbOrTx,
+  accountId: string,
+  set: Partial<Pick<typeof accounts.$inferInsert, 'status' | 'rpmLimit' | 'maxActiveVideoTasks'>>,
+): Promise<AccountChange | null> {
+  const [before] = await db.select(VIEW).from(accounts).where(eq(accounts.id, accountId)).for('update');
+  if (!before) return null;
+  const [after] = await db
     .update(accounts)
     .set({ ...set, updatedAt: new Date() })
     .where(eq(accounts.id, accountId))
     .returning(VIEW);
-  return row ?? null;
+  return after ? { before, after } : null;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import type { Db } from '../db/client';
+import type { Db, DbOrTx } from '../db/client';
 import { accounts, payments } from '../db/schema';
 import { creditAccount } from './ledger';
 
@@ -47,6 +47,8 @@ export interface TopUpResult {
  * policy's threshold, a separate `bonus` entry, in one transaction. Idempotent per
  * (provider, reference): a repeat returns the first payment with `credited: false`. Throws
  * TopUpTooSmallError below the minimum and UnknownAccountError for a missing account.
+ * `inTransaction` runs inside that transaction when the payment is credited, for what must
+ * commit with it (an operator's audit record).
  */
 export async function recordTopUp(
   db: Db,
@@ -60,6 +62,7 @@ export async function recordTopUp(
     raw?: unknown;
   },
   policy: TopUpPolicy,
+  opts: { inTransaction?: (tx: DbOrTx, credited: TopUpResult) => Promise<void> } = {},
 ): Promise<TopUpResult> {
   if (!Number.isSafeInteger(args.amountMicroUsd) || args.amountMicroUsd < policy.minMicroUsd) {
     throw new TopUpTooSmallError(policy.minMicroUsd);
@@ -116,12 +119,14 @@ export async function recordTopUp(
       ref,
       reason: `${policy.bonusPercent}% bonus on a top-up of at least ${policy.bonusThresholdMicroUsd / 1_000_000} USD`,
     });
-    return {
+    const result = {
       credited: true,
       paymentId: inserted.id,
       accountId: args.accountId,
       amountMicroUsd: args.amountMicroUsd,
       bonusMicroUsd: bonus,
     };
+    await opts.inTransaction?.(tx, result);
+    return result;
   });
 }

@@ -41,12 +41,17 @@ export async function findTasks(db: DbOrTx, q: TaskSearch): Promise<{ rows: Task
  * retry is recorded (task_retries) in the transaction that creates and charges it, so a repeated
  * or concurrent retry returns the first one with `created: false` and charges nothing. Returns
  * null when `id` is not a failed task. Throws InsufficientQuotaError when the balance does not
- * cover the price.
+ * cover the price. `inTransaction` runs inside the transaction that creates the retry (only when it
+ * does), for what must commit with it (the operator's audit record).
  */
 export async function retryFailedTask(
   db: Db,
   id: string,
-  opts: { deadlineMs: number; operatorId?: string },
+  opts: {
+    deadlineMs: number;
+    operatorId?: string;
+    inTransaction?: (tx: DbOrTx, retry: { original: TaskRow; row: TaskRow }) => Promise<void>;
+  },
 ): Promise<{ row: TaskRow; created: boolean } | null> {
   const original = await getTask(db, id);
   if (original?.status !== 'failed') return null;
@@ -77,6 +82,7 @@ export async function retryFailedTask(
       requestId: original.requestId ?? undefined,
       deadlineAt: new Date(Date.now() + opts.deadlineMs),
     });
+    await opts.inTransaction?.(tx, { original, row });
     return { row, created: true };
   });
 }

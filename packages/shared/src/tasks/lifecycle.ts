@@ -181,7 +181,7 @@ export class TaskLifecycle {
    */
   async retry(
     taskId: string,
-    opts: { deadlineMs: number; operatorId?: string },
+    opts: Parameters<typeof retryFailedTask>[2],
   ): Promise<{ row: TaskRow; created: boolean } | null> {
     const retried = await retryFailedTask(this.deps.db, taskId, opts);
     if (retried?.created) countTaskMove(this.deps.metrics, retried.row);

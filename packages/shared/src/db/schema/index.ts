@@ -1,6 +1,7 @@
 export * from './account-webhook-settings';
 export * from './accounts';
 export * from './api-keys';
+export * from './audit-log';
 export * from './bank-transfer-references';
 export * from './callback-attempts';
 export * from './callback-deliveries';
