@@ -95,7 +95,9 @@ async function newest(p) {
 export async function buildConsole(log = () => {}) {
   const dir = path.join(root, 'apps/console');
   const t = Date.now();
-  const inputs = ['src', 'public', 'index.html', 'vite.config.ts', 'package.json'].map((f) => path.join(dir, f));
+  const inputs = ['src', 'public', 'index.html', 'vite.config.ts', 'package.json'].map((f) =>
+    path.join(dir, f),
+  );
   const sourceTime = Math.max(...(await Promise.all(inputs.map(newest))));
   if ((await mtime(path.join(dir, 'dist', 'index.html'))) >= sourceTime) {
     log('build @mediagate/console: up to date');
@@ -103,7 +105,10 @@ export async function buildConsole(log = () => {}) {
   }
   const { spawnSync } = await import('node:child_process');
   const vite = path.join(dir, 'node_modules', 'vite', 'bin', 'vite.js');
-  const r = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'error'], { cwd: dir, stdio: 'inherit' });
+  const r = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'error'], {
+    cwd: dir,
+    stdio: 'inherit',
+  });
   if (r.status !== 0) throw new Error('the console build (vite build in apps/console) failed');
   log(`build @mediagate/console: built in ${((Date.now() - t) / 1000).toFixed(1)} s`);
   return true;

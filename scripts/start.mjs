@@ -6,7 +6,7 @@
 // Configuration is resolved once: the environment, then `.env`, then the defaults (or the local
 // fallback services); what was chosen is written to .data/runtime.env for every other command.
 import { spawn, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -111,6 +111,10 @@ async function main() {
     MEDIA_DIR: input.MEDIA_DIR ?? path.join(dataDir, 'media'),
     // The simulator keeps its tasks across restarts, as a vendor does.
     SIM_STATE_FILE: input.SIM_STATE_FILE ?? path.join(dataDir, 'upstream-sim', 'tasks.json'),
+    // The simulators listen on loopback; their control APIs (faults, paying an order) take these
+    // tokens, made at each start unless given, and recorded in .data/runtime.env (mode 0600).
+    SIM_CONTROL_TOKEN: input.SIM_CONTROL_TOKEN ?? randomBytes(24).toString('base64url'),
+    PAYSIM_CONTROL_TOKEN: input.PAYSIM_CONTROL_TOKEN ?? randomBytes(24).toString('base64url'),
   };
   // QR top-ups go to the payment simulator, with key pairs made at each start, unless a real
   // provider is configured (ALIPAY_APP_ID or WECHATPAY_MCHID).

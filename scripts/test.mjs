@@ -26,7 +26,9 @@ const result = spawnSync(
   { cwd: root, env, stdio: 'inherit' },
 );
 process.stderr.write(`[test] finished in ${Math.round((Date.now() - started) / 1000)} s\n`);
-const packages = filter.length ? [] : ['shared', 'api', 'worker', 'upstream-sim', 'payment-sim', 'console', 'e2e'];
+const packages = filter.length
+  ? []
+  : ['shared', 'api', 'worker', 'upstream-sim', 'payment-sim', 'console', 'e2e'];
 const summary = spawnSync('node', [path.join(root, 'scripts/test-summary.mjs'), ...packages], {
   cwd: root,
   stdio: 'inherit',

@@ -1,5 +1,6 @@
 /// <reference lib="dom" />
 
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { createMediaQueue } from '@mediagate/shared/queue';
 import {
@@ -40,6 +41,7 @@ if (!hasChromium()) {
 }
 
 const PAYSIM = path.join(__dirname, '..', '..', 'apps', 'payment-sim', 'dist');
+const PAYSIM_CONTROL_TOKEN = randomBytes(18).toString('base64url');
 
 let stack: Stack;
 let paysim: RunningProcess;
@@ -92,7 +94,13 @@ describeBrowser('the web console in a browser', () => {
     paysim = await startProcess({
       name: 'paysim',
       entry: path.join(PAYSIM, 'main.js'),
-      env: { ...keys.sim, PAYSIM_PORT: String(paysimPort), PAYSIM_HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+      env: {
+        ...keys.sim,
+        PAYSIM_PORT: String(paysimPort),
+        PAYSIM_HOST: '127.0.0.1',
+        PAYSIM_CONTROL_TOKEN: PAYSIM_CONTROL_TOKEN,
+        LOG_LEVEL: 'warn',
+      },
       readyUrl: `${paysimUrl}/healthz`,
     });
     stack = await startStack({
@@ -502,7 +510,7 @@ describeBrowser('the web console in a browser', () => {
     // the payer scans and pays; the simulator notifies the API, and the page sees it credited
     const paid = await fetch(`${paysimUrl}/_control/pay`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${PAYSIM_CONTROL_TOKEN}` },
       body: JSON.stringify({ vendor: 'alipay', out_trade_no: order.id }),
     });
     expect(paid.status).toBe(200);

@@ -14,8 +14,9 @@ import {
   statSync,
   symlinkSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
+import { parseEnv } from 'node:util';
 import { freePort, testServiceUrls, waitFor } from '@mediagate/shared/testing';
 import { Client } from 'pg';
 
@@ -79,6 +80,13 @@ function printedCommand(output: string, prefix: RegExp): string | undefined {
     cmd = `${cmd.slice(0, -1)} ${lines[j]!.trim()}`;
   return cmd;
 }
+
+/** This machine's IPv4 addresses other than loopback. */
+const externalAddresses = () =>
+  Object.values(networkInterfaces())
+    .flat()
+    .filter((a) => a && !a.internal && a.family === 'IPv4')
+    .map((a) => a!.address);
 
 const sh = (cmd: string, env: NodeJS.ProcessEnv) =>
   execFileSync('sh', ['-c', cmd], { env, encoding: 'utf8' });
@@ -178,6 +186,22 @@ describe('quick start', () => {
     process.stderr.write(
       `${phases.join('\n')}\nquick start: "${command}" ready in ${(readyMs / 1000).toFixed(1)} s on a fresh clone; video task succeeded after ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
     );
+
+    // The simulators listen on loopback only, and their control APIs take the tokens pnpm start made
+    // and recorded (nothing is marked paid or faulted by whoever reaches the port).
+    const recorded = parseEnv(readFileSync(path.join(clone, '.data', 'runtime.env'), 'utf8'));
+    for (const [port, token] of [
+      [ports[1], recorded.SIM_CONTROL_TOKEN],
+      [ports[5], recorded.PAYSIM_CONTROL_TOKEN],
+    ]) {
+      expect(token).toMatch(/^\S{16,}$/);
+      const stats = `http://127.0.0.1:${port}/_control/stats`;
+      expect((await fetch(stats)).status).toBe(401);
+      expect((await fetch(stats, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      for (const address of externalAddresses()) {
+        await expect(fetch(`http://${address}:${port}/healthz`)).rejects.toThrow();
+      }
+    }
 
     // Ctrl-C (SIGINT to the foreground process group) stops everything with exit code 0.
     process.kill(-proc.pid!, 'SIGINT');

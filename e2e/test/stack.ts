@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -115,8 +116,10 @@ export async function startStack(
     procs.push(p);
     return p;
   };
+  const simControlToken = randomBytes(18).toString('base64url');
   await start('sim', ENTRIES.sim, {
     SIM_PORT: String(simPort),
+    SIM_CONTROL_TOKEN: simControlToken,
     SIM_HOST: '127.0.0.1',
     SIM_PUBLIC_URL: simUrl,
     SIM_VIDEO_PENDING_MS: '100',
@@ -186,7 +189,10 @@ export async function startStack(
     sim: async (method, p, body) => {
       const res = await fetch(`${simUrl}/_control${p}`, {
         method,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        headers: {
+          authorization: `Bearer ${simControlToken}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       if (!res.ok) throw new Error(`sim control ${p}: ${res.status} ${await res.text()}`);

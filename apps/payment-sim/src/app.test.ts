@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { buildPaymentSim, generatePaymentKeys, paySimEnvSchema, RETRY_SCHEDULES } from './app';
 
 const SCALE = 0.001;
+const CONTROL_TOKEN = 'payment-sim-control-token-for-tests';
 const keys = generatePaymentKeys({ withCertificate: false });
 let sim: ReturnType<typeof buildPaymentSim>;
 const servers: Server[] = [];
@@ -20,7 +21,13 @@ async function listen(app: express.Express): Promise<string> {
 }
 
 beforeAll(async () => {
-  sim = buildPaymentSim(loadConfig(paySimEnvSchema, { ...keys.sim, PAYSIM_TIME_SCALE: String(SCALE) }));
+  sim = buildPaymentSim(
+    loadConfig(paySimEnvSchema, {
+      ...keys.sim,
+      PAYSIM_TIME_SCALE: String(SCALE),
+      PAYSIM_CONTROL_TOKEN: CONTROL_TOKEN,
+    }),
+  );
   simUrl = await listen(sim.app);
 });
 afterAll(async () => {
@@ -43,7 +50,7 @@ const providers = () =>
 const control = async (method: string, path: string, body?: unknown) => {
   const res = await fetch(`${simUrl}/_control${path}`, {
     method,
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${CONTROL_TOKEN}` },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   // biome-ignore lint/suspicious/noExplicitAny: control answers are free-form JSON
@@ -159,5 +166,51 @@ describe('answers signed with a key the merchant does not trust', () => {
     };
     await expect(p.get('alipay')!.createQr(order)).rejects.toThrow(/alipay.trade.precreate failed/);
     await expect(p.get('wechat')!.createQr(order)).rejects.toThrow(/not verified/);
+  });
+});
+
+describe('the control API (it marks orders paid)', () => {
+  it('listens on loopback unless told otherwise', () => {
+    expect(paySimEnvSchema.parse({}).PAYSIM_HOST).toBe('127.0.0.1');
+  });
+
+  it('needs the control token: without it or with another, 401 and the order stays unpaid', async () => {
+    const orderNo = `top_SIMCTL${Date.now()}`;
+    await providers()
+      .get('wechat')!
+      .createQr({
+        id: orderNo,
+        amountFen: 500_000,
+        subject: 'test',
+        expiresAt: new Date(Date.now() + 60_000),
+        notifyUrl: 'http://127.0.0.1:9/',
+      });
+    // no header, another token, the token without its scheme
+    for (const authorization of [undefined, 'Bearer another-token-of-some-length', CONTROL_TOKEN]) {
+      const res = await fetch(`${simUrl}/_control/pay`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+        body: JSON.stringify({ vendor: 'wechat', out_trade_no: orderNo, notify: false }),
+      });
+      expect(res.status).toBe(401);
+    }
+    expect((await control('GET', `/orders/wechat/${orderNo}`)).json.status).toBe('WAIT');
+    expect(
+      (await control('POST', '/pay', { vendor: 'wechat', out_trade_no: orderNo, notify: false })).status,
+    ).toBe(200);
+  });
+
+  it('is off when no token is configured (403)', async () => {
+    const off = buildPaymentSim(loadConfig(paySimEnvSchema, { ...keys.sim, LOG_LEVEL: 'silent' }));
+    try {
+      const url = await listen(off.app);
+      const res = await fetch(`${url}/_control/stats`, {
+        headers: { authorization: `Bearer ${CONTROL_TOKEN}` },
+      });
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as { error: string }).error).toContain('PAYSIM_CONTROL_TOKEN');
+    } finally {
+      off.close();
+    }
   });
 });

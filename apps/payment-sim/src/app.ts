@@ -1,5 +1,6 @@
 import { createPrivateKey, createPublicKey, type KeyObject, randomBytes, randomUUID } from 'node:crypto';
 import type { Logger } from '@mediagate/shared/log';
+import { bearerMatches } from '@mediagate/shared/metrics';
 import {
   alipayResponseBody,
   alipayTime,
@@ -12,7 +13,7 @@ import {
   wechatTime,
   yuanToFen,
 } from '@mediagate/shared/payments';
-import express, { type Express, type Request, type Response } from 'express';
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import pino from 'pino';
 import type { PaySimConfig } from './config';
 
@@ -328,6 +329,7 @@ export function buildPaymentSim(config: PaySimConfig, logger?: Logger): { app: E
 
   // ---------------------------------------------------------------- control
   const control = express.Router();
+  control.use(requireControlToken(config.PAYSIM_CONTROL_TOKEN, 'PAYSIM_CONTROL_TOKEN'));
   control.use(express.json());
   /** scans the QR code and pays: `{vendor, out_trade_no, notify?: false}` (no notification at all) */
   control.post('/pay', (req, res) => {
@@ -496,5 +498,25 @@ export function buildPaymentSim(config: PaySimConfig, logger?: Logger): { app: E
       for (const t of timers) clearTimeout(t);
       timers.clear();
     },
+  };
+}
+
+/**
+ * The control API marks orders paid: only with `Authorization: Bearer <token>` (401 otherwise),
+ * and not at all while no token is configured (403).
+ */
+function requireControlToken(token: string | undefined, variable: string): RequestHandler {
+  return (req, res, next) => {
+    if (!token) {
+      return void res
+        .status(403)
+        .json({ error: `The control API is off: start the simulator with ${variable} set.` });
+    }
+    if (!bearerMatches(req.headers.authorization, token)) {
+      return void res
+        .status(401)
+        .json({ error: `Send the control token as Authorization: Bearer <${variable}>.` });
+    }
+    next();
   };
 }

@@ -14,7 +14,16 @@ const optional = z
 export const paySimEnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   PAYSIM_PORT: intFromEnv(8091, 0),
-  PAYSIM_HOST: z.string().min(1).default('0.0.0.0'),
+  /** listen address: loopback by default; `0.0.0.0` only where the network in front is trusted */
+  PAYSIM_HOST: z.string().min(1).default('127.0.0.1'),
+  /**
+   * the control API's token (`/_control/*`, which marks orders paid), sent as
+   * `Authorization: Bearer <token>`; unset = the control API answers 403
+   */
+  PAYSIM_CONTROL_TOKEN: z
+    .union([z.literal(''), z.string().min(16, 'must be at least 16 characters')])
+    .optional()
+    .transform((v) => v || undefined),
   /** retry delays of notifications are multiplied by this (1 = the vendors' schedules) */
   PAYSIM_TIME_SCALE: z.coerce.number().positive().default(1),
   PAYSIM_ALIPAY_APP_ID: optional,

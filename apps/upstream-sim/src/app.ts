@@ -43,7 +43,7 @@ export function buildSimApp(config: SimConfig, logger?: Logger): { app: Express;
   imageEdit.register(routes, state);
   arkImages.register(routes, state, pngs);
   media.register(routes, pngs, state);
-  control.register(routes, state);
+  control.register(routes, state, config.SIM_CONTROL_TOKEN);
   app.use(routes);
 
   app.use(notFound);

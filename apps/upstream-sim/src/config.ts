@@ -7,7 +7,16 @@ const DAY_MS = 24 * 60 * 60_000;
 export const simEnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SIM_PORT: intFromEnv(8090, 0),
-  SIM_HOST: z.string().min(1).default('0.0.0.0'),
+  /** listen address: loopback by default; `0.0.0.0` only where the network in front is trusted */
+  SIM_HOST: z.string().min(1).default('127.0.0.1'),
+  /**
+   * the control API's token (`/_control/*`: faults, outcomes, limits, reset), sent as
+   * `Authorization: Bearer <token>`; unset = the control API answers 403
+   */
+  SIM_CONTROL_TOKEN: z
+    .union([z.literal(''), z.string().min(16, 'must be at least 16 characters')])
+    .optional()
+    .transform((v) => v || undefined),
   /** base of the media URLs the sim returns; unset = http://127.0.0.1:<the port that took the request> */
   SIM_PUBLIC_URL: z
     .string()

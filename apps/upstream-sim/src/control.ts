@@ -1,3 +1,4 @@
+import { bearerMatches } from '@mediagate/shared/metrics';
 import express, { type Router } from 'express';
 import { z } from 'zod';
 import type { VideoTiming } from './config';
@@ -81,11 +82,33 @@ function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
 }
 
 /**
- * The test and benchmark control API under `/_control` (no auth): counters, reset, fault injection,
- * planned video outcomes, task timing, Ark item failures, rate limits, task inspection. See README.
+ * The test and benchmark control API under `/_control`: counters, reset, fault injection, planned
+ * video outcomes, task timing, Ark item failures, rate limits, task inspection. See README. Only
+ * with `Authorization: Bearer <SIM_CONTROL_TOKEN>` (401 otherwise; 403 when no token is set).
  */
-export function register(router: Router, state: SimState): void {
+export function register(router: Router, state: SimState, token: string | undefined): void {
   const control = express.Router();
+  control.use((req, _res, next) => {
+    if (!token) {
+      return next(
+        controlError(
+          403,
+          'control_disabled',
+          'The control API is off: start the simulator with SIM_CONTROL_TOKEN set.',
+        ),
+      );
+    }
+    if (!bearerMatches(req.headers.authorization, token)) {
+      return next(
+        controlError(
+          401,
+          'invalid_control_token',
+          'Send the control token as Authorization: Bearer <SIM_CONTROL_TOKEN>.',
+        ),
+      );
+    }
+    next();
+  });
   control.use(express.json({ limit: '1mb' }));
 
   control.get('/stats', (_req, res) => {

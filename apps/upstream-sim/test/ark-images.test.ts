@@ -1,4 +1,4 @@
-import { ARK_PATH, call, control, pngDataUrl, type RunningSim, startSim } from './helpers';
+import { ARK_PATH, call, control, CONTROL_TOKEN, pngDataUrl, type RunningSim, startSim } from './helpers';
 
 const M45 = 'doubao-seedream-4-5-251128';
 const M40 = 'doubao-seedream-4-0-250828';
@@ -280,7 +280,7 @@ describe('Ark images: item failures, RPM and counters', () => {
     ]);
     expect(res.body.usage).toEqual({ generated_images: 2, output_tokens: 2 * 4096, total_tokens: 2 * 4096 });
     expect((await batch(2)).body.usage.generated_images).toBe(2);
-    const stats = await call(sim.base, 'GET', '/_control/stats', { key: null });
+    const stats = await call(sim.base, 'GET', '/_control/stats', { key: CONTROL_TOKEN });
     expect(stats.body.ark_images).toEqual({ calls: 2, images: 4, failed_items: 2, rejected: 0 });
   });
 
@@ -289,9 +289,11 @@ describe('Ark images: item failures, RPM and counters', () => {
     const first = await batch(2);
     expect(first.body.usage.generated_images).toBe(0);
     expect(first.body.data.every((d: { error?: unknown }) => d.error)).toBe(true);
-    expect((await call(sim.base, 'GET', '/_control/ark-item-failures', { key: null })).body).toEqual({
-      pending: 1,
-    });
+    expect((await call(sim.base, 'GET', '/_control/ark-item-failures', { key: CONTROL_TOKEN })).body).toEqual(
+      {
+        pending: 1,
+      },
+    );
   });
 
   it('answers a single-image request whose image fails with 400 OutputImageSensitiveContentDetected', async () => {

@@ -2,6 +2,7 @@ import {
   ARK_PATH,
   call,
   control,
+  CONTROL_TOKEN,
   queryVideo,
   type RunningSim,
   startSim,
@@ -9,7 +10,8 @@ import {
   videoBody,
 } from './helpers';
 
-const get = (sim: RunningSim, path: string) => call(sim.base, 'GET', `/_control${path}`, { key: null });
+const get = (sim: RunningSim, path: string) =>
+  call(sim.base, 'GET', `/_control${path}`, { key: CONTROL_TOKEN });
 
 describe('control API', () => {
   let sim: RunningSim;
@@ -123,7 +125,7 @@ describe('control API', () => {
     expect((await get(sim, '/video-outcomes')).body.planned).toEqual([
       { outcome: 'CANCELED', code: 'Canceled', remaining: 2 },
     ]);
-    const dropped = await call(sim.base, 'DELETE', '/_control/video-outcomes', { key: null });
+    const dropped = await call(sim.base, 'DELETE', '/_control/video-outcomes', { key: CONTROL_TOKEN });
     expect(dropped.body).toEqual({ planned: [] });
     expect((await control(sim.base, '/video-outcomes', { outcome: 'SUCCEEDED' })).status).toBe(400);
   });
@@ -152,7 +154,7 @@ describe('control API', () => {
   it('validates bodies and answers malformed JSON with 400', async () => {
     expect((await control(sim.base, '/video-timing', { pendingMs: -1 })).status).toBe(400);
     expect((await control(sim.base, '/ark-item-failures', {})).status).toBe(400);
-    const bad = await call(sim.base, 'POST', '/_control/faults', { body: '{', key: null });
+    const bad = await call(sim.base, 'POST', '/_control/faults', { body: '{', key: CONTROL_TOKEN });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('invalid_control_request');
   });

@@ -1,4 +1,4 @@
-import { call, EDIT_PATH, pngDataUrl, type RunningSim, startSim } from './helpers';
+import { call, CONTROL_TOKEN, EDIT_PATH, pngDataUrl, type RunningSim, startSim } from './helpers';
 
 const IMG = 'https://example.com/in.png';
 
@@ -135,11 +135,11 @@ describe('DashScope image edit (qwen-image-edit)', () => {
   });
 
   it('counts calls, images and rejections', async () => {
-    await call(sim.base, 'POST', '/_control/reset', { key: null });
+    await call(sim.base, 'POST', '/_control/reset', { key: CONTROL_TOKEN });
     await call(sim.base, 'POST', EDIT_PATH, { body: editBody([{ image: IMG }, { text: 'x' }]) });
     await call(sim.base, 'POST', EDIT_PATH, { body: editBody([{ text: 'x' }]) });
     await call(sim.base, 'POST', EDIT_PATH, { body: '{not json' });
-    const stats = await call(sim.base, 'GET', '/_control/stats', { key: null });
+    const stats = await call(sim.base, 'GET', '/_control/stats', { key: CONTROL_TOKEN });
     expect(stats.body.image_edit).toEqual({ calls: 1, images: 1, rejected: 2 });
   });
 });

@@ -2,6 +2,7 @@ import { waitFor } from '@mediagate/shared/testing';
 import {
   call,
   control,
+  CONTROL_TOKEN,
   KEY,
   pngDataUrl,
   queryVideo,
@@ -155,7 +156,9 @@ describe('DashScope video create', () => {
   it('truncates a prompt over 1500 characters silently', async () => {
     const res = await submitVideo(sim.base, videoBody({ input: { prompt: `${'é'.repeat(1499)}XYZ` } }));
     expect(res.status).toBe(200);
-    const task = await call(sim.base, 'GET', `/_control/tasks/${res.body.output.task_id}`, { key: null });
+    const task = await call(sim.base, 'GET', `/_control/tasks/${res.body.output.task_id}`, {
+      key: CONTROL_TOKEN,
+    });
     expect(task.body.prompt).toBe(`${'é'.repeat(1499)}X`);
   });
 
@@ -164,7 +167,9 @@ describe('DashScope video create', () => {
       model: 'wan2.6-i2v-flash',
       input: { img_url: 'https://example.com/a.jpg' },
     });
-    const task = await call(sim.base, 'GET', `/_control/tasks/${res.body.output.task_id}`, { key: null });
+    const task = await call(sim.base, 'GET', `/_control/tasks/${res.body.output.task_id}`, {
+      key: CONTROL_TOKEN,
+    });
     expect(task.body).toMatchObject({
       model: 'wan2.6-i2v-flash',
       status: 'PENDING',
@@ -341,7 +346,9 @@ describe('DashScope video cancel', () => {
     });
     expect(after.body.output.video_url).toBeUndefined();
     expect(after.body.usage).toBeUndefined();
-    expect((await call(sim.base, 'GET', '/_control/stats', { key: null })).body.video.canceled).toBe(1);
+    expect((await call(sim.base, 'GET', '/_control/stats', { key: CONTROL_TOKEN })).body.video.canceled).toBe(
+      1,
+    );
   });
 
   it('refuses to cancel a task that is not PENDING, or unknown, with 400 UnsupportedOperation', async () => {

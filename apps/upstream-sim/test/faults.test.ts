@@ -2,6 +2,7 @@ import {
   ARK_PATH,
   call,
   control,
+  CONTROL_TOKEN,
   EDIT_PATH,
   queryVideo,
   type RunningSim,
@@ -55,8 +56,10 @@ describe('fault injection', () => {
       expect(res.headers.get('retry-after')).toBe('3');
     }
     expect((await submitVideo(sim.base)).status).toBe(200);
-    expect((await call(sim.base, 'GET', '/_control/faults', { key: null })).body).toEqual({ faults: [] });
-    const stats = await call(sim.base, 'GET', '/_control/stats', { key: null });
+    expect((await call(sim.base, 'GET', '/_control/faults', { key: CONTROL_TOKEN })).body).toEqual({
+      faults: [],
+    });
+    const stats = await call(sim.base, 'GET', '/_control/stats', { key: CONTROL_TOKEN });
     expect(stats.body.video).toMatchObject({ submitted: 1, rejected: 2 });
   });
 
@@ -78,11 +81,13 @@ describe('fault injection', () => {
     expect(arkRes.body.error).toMatchObject({ code: 'InternalServiceError', type: 'ServiceUnavailable' });
     expect((await edit(sim)).status).toBe(200);
 
-    const cleared = await call(sim.base, 'DELETE', '/_control/faults?api=video.query', { key: null });
+    const cleared = await call(sim.base, 'DELETE', '/_control/faults?api=video.query', {
+      key: CONTROL_TOKEN,
+    });
     expect(cleared.body.faults).toHaveLength(1);
     expect((await queryVideo(sim.base, id)).status).toBe(200);
     expect((await ark(sim)).status).toBe(503);
-    await call(sim.base, 'DELETE', '/_control/faults', { key: null });
+    await call(sim.base, 'DELETE', '/_control/faults', { key: CONTROL_TOKEN });
     expect((await ark(sim)).status).toBe(200);
   });
 
@@ -102,7 +107,7 @@ describe('fault injection', () => {
     const res = await ark(sim);
     expect(res.status).toBe(429);
     expect(res.body.error).toMatchObject({ code: 'ServerOverloaded', type: 'TooManyRequests' });
-    await call(sim.base, 'DELETE', '/_control/faults', { key: null });
+    await call(sim.base, 'DELETE', '/_control/faults', { key: CONTROL_TOKEN });
     await control(sim.base, '/faults', { api: 'ark_images', rate: 0 });
     expect((await ark(sim)).status).toBe(200);
   });
@@ -137,7 +142,7 @@ describe('fault injection', () => {
     const res = await submitVideo(sim.base);
     expect(res.status).toBe(502);
     expect(Date.now() - start).toBeGreaterThanOrEqual(190);
-    const listed = await call(sim.base, 'GET', '/_control/faults', { key: null });
+    const listed = await call(sim.base, 'GET', '/_control/faults', { key: CONTROL_TOKEN });
     expect(listed.body.faults).toEqual([
       expect.objectContaining({ api: 'video.submit', latencyMs: 100, triggered: 0 }),
     ]);

@@ -5,6 +5,8 @@ import { simEnvSchema } from '../src/config';
 import type { SimState } from '../src/state';
 
 export const KEY = 'sk-sim-test';
+/** the control API's token (SIM_CONTROL_TOKEN) of every simulator startSim starts */
+export const CONTROL_TOKEN = 'upstream-sim-control-token-for-tests';
 export const VIDEO_PATH = '/api/v1/services/aigc/video-generation/video-synthesis';
 export const EDIT_PATH = '/api/v1/services/aigc/multimodal-generation/generation';
 export const ARK_PATH = '/api/v3/images/generations';
@@ -22,6 +24,7 @@ export async function startSim(env: Record<string, string> = {}): Promise<Runnin
     SIM_DASHSCOPE_SUBMIT_RPS: '0',
     SIM_DASHSCOPE_MAX_RUNNING: '0',
     SIM_DASHSCOPE_QUERY_QPS: '0',
+    SIM_CONTROL_TOKEN: CONTROL_TOKEN,
     ...env,
   });
   const { app, state } = buildSimApp(config);
@@ -100,7 +103,7 @@ export function queryVideo(base: string, taskId: string): Promise<Reply> {
 
 /** POSTs to the control API. */
 export function control(base: string, path: string, body: unknown = {}): Promise<Reply> {
-  return call(base, 'POST', `/_control${path}`, { body, key: null });
+  return call(base, 'POST', `/_control${path}`, { body, key: CONTROL_TOKEN });
 }
 
 /** A PNG data URL of the given size (header only: enough for the sim's size probe). */

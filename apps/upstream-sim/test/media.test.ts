@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { encodePng } from '../src/png';
-import { call, type RunningSim, startSim } from './helpers';
+import { call, CONTROL_TOKEN, type RunningSim, startSim } from './helpers';
 
 const SAMPLE = readFileSync(path.join(__dirname, '..', 'assets', 'sample.mp4'));
 
@@ -107,7 +107,10 @@ describe('media', () => {
 
   it('makes video links expire, grow (a valid MP4 padded by a free box) and slow down on request', async () => {
     const url = `${sim.base}/media/videos/task.mp4`;
-    await call(sim.base, 'POST', '/_control/video-media', { body: { linksExpired: true } });
+    await call(sim.base, 'POST', '/_control/video-media', {
+      body: { linksExpired: true },
+      key: CONTROL_TOKEN,
+    });
     const expired = await fetch(url);
     expect(expired.status).toBe(403);
     expect(expired.headers.get('content-type')).toContain('application/xml');
@@ -115,6 +118,7 @@ describe('media', () => {
 
     const set = await call(sim.base, 'POST', '/_control/video-media', {
       body: { linksExpired: false, sizeBytes: 1_000_000, bytesPerSecond: 2_000_000 },
+      key: CONTROL_TOKEN,
     });
     expect(set.body).toEqual({ linksExpired: false, sizeBytes: 1_000_000, bytesPerSecond: 2_000_000 });
     const started = performance.now();
@@ -125,10 +129,13 @@ describe('media', () => {
     expect(big.readUInt32BE(SAMPLE.length)).toBe(1_000_000 - SAMPLE.length);
     expect(big.toString('latin1', SAMPLE.length + 4, SAMPLE.length + 8)).toBe('free');
 
-    const bad = await call(sim.base, 'POST', '/_control/video-media', { body: { sizeBytes: -1 } });
+    const bad = await call(sim.base, 'POST', '/_control/video-media', {
+      body: { sizeBytes: -1 },
+      key: CONTROL_TOKEN,
+    });
     expect(bad.status).toBe(400);
-    await call(sim.base, 'POST', '/_control/reset');
-    expect((await call(sim.base, 'GET', '/_control/video-media')).body).toEqual({
+    await call(sim.base, 'POST', '/_control/reset', { key: CONTROL_TOKEN });
+    expect((await call(sim.base, 'GET', '/_control/video-media', { key: CONTROL_TOKEN })).body).toEqual({
       linksExpired: false,
       sizeBytes: null,
       bytesPerSecond: null,

@@ -1,8 +1,10 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort, startProcess, waitFor } from '@mediagate/shared/testing';
-import { KEY, queryVideo, submitVideo } from './helpers';
+import { CONTROL_TOKEN, KEY, queryVideo, submitVideo } from './helpers';
+
+const controlAuth = { headers: { authorization: `Bearer ${CONTROL_TOKEN}` } };
 
 const ENTRY = path.join(__dirname, '..', 'dist', 'main.js');
 
@@ -29,6 +31,60 @@ describe('the built process (dist/main.js)', () => {
       expect(await proc.stop('SIGTERM')).toBe(0);
     }
     expect(proc.output()).toContain('shut down cleanly');
+  });
+
+  it('listens on loopback only by default, and its control API needs the token', async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const proc = await startProcess({
+      name: 'upstream-sim-defaults',
+      entry: ENTRY,
+      env: { SIM_PORT: String(port), SIM_CONTROL_TOKEN: CONTROL_TOKEN },
+      readyUrl: `${base}/healthz`,
+    });
+    try {
+      // the machine's own network addresses do not reach it
+      const external = Object.values(networkInterfaces())
+        .flat()
+        .filter((a) => a && !a.internal && a.family === 'IPv4')
+        .map((a) => a!.address);
+      for (const address of external) {
+        await expect(fetch(`http://${address}:${port}/healthz`)).rejects.toThrow();
+      }
+      expect((await fetch(`${base}/_control/stats`)).status).toBe(401);
+      const wrong = await fetch(`${base}/_control/reset`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer not-the-control-token' },
+      });
+      expect(wrong.status).toBe(401);
+      expect((await fetch(`${base}/_control/stats`, controlAuth)).status).toBe(200);
+    } finally {
+      await proc.stop('SIGTERM');
+    }
+  });
+
+  it('without SIM_CONTROL_TOKEN the control API is off', async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const proc = await startProcess({
+      name: 'upstream-sim-no-token',
+      entry: ENTRY,
+      env: { SIM_PORT: String(port), SIM_CONTROL_TOKEN: '' },
+      readyUrl: `${base}/healthz`,
+    });
+    try {
+      const res = await fetch(`${base}/_control/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer anything-at-all-here' },
+        body: JSON.stringify({ api: 'video.submit', outage: true }),
+      });
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toContain(
+        'SIM_CONTROL_TOKEN',
+      );
+    } finally {
+      await proc.stop('SIGTERM');
+    }
   });
 
   it('refuses to start on a bad variable, naming it', async () => {
@@ -59,6 +115,7 @@ describe('SIM_STATE_FILE', () => {
         SIM_PORT: String(port),
         SIM_HOST: '127.0.0.1',
         SIM_STATE_FILE: file,
+        SIM_CONTROL_TOKEN: CONTROL_TOKEN,
         SIM_VIDEO_PENDING_MS: '300',
         SIM_VIDEO_RUNNING_MS: '1500',
         SIM_DASHSCOPE_SUBMIT_RPS: '0',
@@ -82,7 +139,10 @@ describe('SIM_STATE_FILE', () => {
     });
     expect(cancel.status).toBe(200);
     const schedule = async () => {
-      const t = (await (await fetch(`${base}/_control/tasks/${running}`)).json()) as Record<string, string>;
+      const t = (await (await fetch(`${base}/_control/tasks/${running}`, controlAuth)).json()) as Record<
+        string,
+        string
+      >;
       return [t.submitted_at, t.scheduled_at, t.ends_at];
     };
     const before = await schedule();

@@ -1,8 +1,18 @@
 import { waitFor } from '@mediagate/shared/testing';
 import { drawRunningMs, simEnvSchema, timingFromConfig } from '../src/config';
-import { call, control, queryVideo, type RunningSim, startSim, submitVideo, videoBody } from './helpers';
+import {
+  call,
+  control,
+  CONTROL_TOKEN,
+  queryVideo,
+  type RunningSim,
+  startSim,
+  submitVideo,
+  videoBody,
+} from './helpers';
 
-const stats = async (sim: RunningSim) => (await call(sim.base, 'GET', '/_control/stats', { key: null })).body;
+const stats = async (sim: RunningSim) =>
+  (await call(sim.base, 'GET', '/_control/stats', { key: CONTROL_TOKEN })).body;
 const list = (sim: RunningSim, query: string, key?: string | null) =>
   call(sim.base, 'GET', `/api/v1/tasks/${query}`, key === undefined ? {} : { key });
 

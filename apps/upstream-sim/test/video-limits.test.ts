@@ -1,7 +1,17 @@
 import { waitFor } from '@mediagate/shared/testing';
-import { call, control, queryVideo, type RunningSim, startSim, submitVideo, videoBody } from './helpers';
+import {
+  call,
+  control,
+  CONTROL_TOKEN,
+  queryVideo,
+  type RunningSim,
+  startSim,
+  submitVideo,
+  videoBody,
+} from './helpers';
 
-const stats = async (sim: RunningSim) => (await call(sim.base, 'GET', '/_control/stats', { key: null })).body;
+const stats = async (sim: RunningSim) =>
+  (await call(sim.base, 'GET', '/_control/stats', { key: CONTROL_TOKEN })).body;
 
 describe('DashScope submission rate (Throttling.RateQuota)', () => {
   let sim: RunningSim;
@@ -210,7 +220,7 @@ describe('planned video outcomes and timing', () => {
   it('reset restores the configured timing', async () => {
     await control(sim.base, '/video-timing', { pendingMs: 1, runningMs: 2 });
     await control(sim.base, '/reset');
-    expect((await call(sim.base, 'GET', '/_control/video-timing', { key: null })).body).toEqual({
+    expect((await call(sim.base, 'GET', '/_control/video-timing', { key: CONTROL_TOKEN })).body).toEqual({
       pendingMs: 20,
       runningMs: 40,
     });

@@ -13,6 +13,7 @@ import { startWorkerHarness, type WorkerHarness } from '../test/harness';
 import { reconcileOnce, startReconciler } from './reconciler';
 
 let h: WorkerHarness;
+const CONTROL_TOKEN = 'payment-sim-control-token-for-tests';
 let sim: ReturnType<typeof buildPaymentSim>;
 let simServer: Server;
 let simUrl: string;
@@ -21,7 +22,13 @@ let providers: ReturnType<typeof createQrPaymentProviders>;
 beforeAll(async () => {
   const keys = generatePaymentKeys({ withCertificate: false });
   // notifications go nowhere and their retries wait hours: only the reconciler can credit
-  sim = buildPaymentSim(loadConfig(paySimEnvSchema, { ...keys.sim, LOG_LEVEL: 'silent' }));
+  sim = buildPaymentSim(
+    loadConfig(paySimEnvSchema, {
+      ...keys.sim,
+      LOG_LEVEL: 'silent',
+      PAYSIM_CONTROL_TOKEN: CONTROL_TOKEN,
+    }),
+  );
   simServer = sim.app.listen(0, '127.0.0.1');
   await new Promise((r) => simServer.once('listening', r));
   simUrl = `http://127.0.0.1:${(simServer.address() as AddressInfo).port}`;
@@ -68,7 +75,7 @@ async function placeOrder(provider: 'alipay' | 'wechat', expiresInMs = 15 * 60_0
 const pay = (vendor: string, id: string) =>
   fetch(`${simUrl}/_control/pay`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${CONTROL_TOKEN}` },
     body: JSON.stringify({ vendor, out_trade_no: id }),
   });
 

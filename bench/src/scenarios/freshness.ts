@@ -43,6 +43,7 @@ async function runFleet(n: number, workerEnv: Record<string, string>): Promise<R
       SIM_DASHSCOPE_QUERY_QPS: String(QPS),
     });
     const simUrl = `http://127.0.0.1:${sim.port}`;
+    const simControl = { headers: { authorization: `Bearer ${e.group.simControlToken}` } };
     for (let i = 1; i <= 2; i++) {
       await e.group.start(`video-${i}`, 'worker', { DASHSCOPE_BASE_URL: simUrl }, ['--role=video']);
     }
@@ -70,7 +71,7 @@ async function runFleet(n: number, workerEnv: Record<string, string>): Promise<R
     }
     const stats = async () =>
       (
-        (await (await fetch(`${simUrl}/_control/stats`)).json()) as {
+        (await (await fetch(`${simUrl}/_control/stats`, simControl)).json()) as {
           video: { queried: number; listed: number; query_throttled: number; canceled: number };
         }
       ).video;
@@ -109,7 +110,9 @@ async function runFleet(n: number, workerEnv: Record<string, string>): Promise<R
     }>(`select upstream_task_id, completed_at, status from tasks`);
     const delays: number[] = [];
     for (const row of rows) {
-      const t = (await (await fetch(`${simUrl}/_control/tasks/${row.upstream_task_id}`)).json()) as {
+      const t = (await (
+        await fetch(`${simUrl}/_control/tasks/${row.upstream_task_id}`, simControl)
+      ).json()) as {
         ends_at: string;
       };
       delays.push(row.completed_at.getTime() - Date.parse(t.ends_at));

@@ -42,6 +42,7 @@ export async function longTasksScenario(opts: { quick: boolean }): Promise<Row[]
       SIM_DASHSCOPE_QUERY_QPS: '0',
     });
     const simUrl = `http://127.0.0.1:${sim.port}`;
+    const simControl = { headers: { authorization: `Bearer ${e.group.simControlToken}` } };
     const worker = await e.group.start('video', 'worker', { DASHSCOPE_BASE_URL: simUrl }, ['--role=video']);
     const pid = worker.child.pid!;
     const idleRss = rssMb(pid);
@@ -80,7 +81,7 @@ export async function longTasksScenario(opts: { quick: boolean }): Promise<Row[]
     );
     const submitSeconds = (Date.now() - t0) / 1000;
     const stats = async () =>
-      (await (await fetch(`${simUrl}/_control/stats`)).json()) as {
+      (await (await fetch(`${simUrl}/_control/stats`, simControl)).json()) as {
         video: { queried: number; running: number };
       };
     await fetch(`http://127.0.0.1:${worker.port}/metrics`); // reset the event-loop delay window

@@ -27,6 +27,7 @@ import { call, expectError, startTestApi, type TestApi } from '../../test/harnes
 type Provider = 'alipay' | 'wechat';
 
 let keys: PaymentKeySet;
+const CONTROL_TOKEN = 'payment-sim-control-token-for-tests';
 let sim: ReturnType<typeof buildPaymentSim>;
 let simServer: Server;
 let simUrl: string;
@@ -43,7 +44,13 @@ async function listen(app: {
 beforeAll(async () => {
   keys = generatePaymentKeys();
   // the vendors' retry schedules, 1000 times faster
-  sim = buildPaymentSim(loadConfig(paySimEnvSchema, { ...keys.sim, PAYSIM_TIME_SCALE: '0.001' }));
+  sim = buildPaymentSim(
+    loadConfig(paySimEnvSchema, {
+      ...keys.sim,
+      PAYSIM_TIME_SCALE: '0.001',
+      PAYSIM_CONTROL_TOKEN: CONTROL_TOKEN,
+    }),
+  );
   ({ server: simServer, url: simUrl } = await listen(sim.app));
   api = await startTestApi({
     ...keys.merchant,
@@ -69,7 +76,10 @@ const balance = async (id: string) => (await getAccount(api.database.db, id))!.b
 const simControl = async (method: string, path: string, body?: unknown) => {
   const res = await fetch(`${simUrl}/_control${path}`, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: {
+      authorization: `Bearer ${CONTROL_TOKEN}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: res.status, json: (await res.json()) as Record<string, any> };

@@ -25,7 +25,9 @@ describe('the media signing secret', () => {
   ])('is required when NODE_ENV is %s: the process refuses to start', (_name, value) => {
     withNodeEnv(value, () => {
       expect(() => loadConfig(schema, {})).toThrow(ConfigError);
-      expect(() => loadConfig(schema, {})).toThrow(/MEDIA_SIGNING_SECRET: required unless NODE_ENV=development/);
+      expect(() => loadConfig(schema, {})).toThrow(
+        /MEDIA_SIGNING_SECRET: required unless NODE_ENV=development/,
+      );
       expect(loadConfig(schema, { MEDIA_SIGNING_SECRET: SECRET }).MEDIA_SIGNING_SECRET).toBe(SECRET);
     });
   });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { type RunningProcess, startProcess } from './processes';
 import { freePort } from './wait';
@@ -22,6 +23,8 @@ export interface ProcessGroup {
     args?: string[],
   ) => Promise<RunningProcess & { port: number }>;
   stopAll: (signal?: NodeJS.Signals) => Promise<void>;
+  /** the upstream simulators' control token (SIM_CONTROL_TOKEN), for `Authorization: Bearer` */
+  simControlToken: string;
 }
 
 /**
@@ -30,15 +33,17 @@ export interface ProcessGroup {
  */
 export function processGroup(env: Record<string, string>, opts: { nodeArgs?: string[] } = {}): ProcessGroup {
   const procs: RunningProcess[] = [];
+  const simControlToken = randomBytes(18).toString('base64url');
   return {
     procs,
+    simControlToken,
     start: async (name, kind, extra = {}, args = []) => {
       const port = Number(extra.PORT ?? extra.SIM_PORT ?? (await freePort()));
       const portEnv: Record<string, string> =
         kind === 'api'
           ? { PORT: String(port), HOST: '127.0.0.1' }
           : kind === 'sim'
-            ? { SIM_PORT: String(port), SIM_HOST: '127.0.0.1' }
+            ? { SIM_PORT: String(port), SIM_HOST: '127.0.0.1', SIM_CONTROL_TOKEN: simControlToken }
             : { WORKER_HTTP_PORT: String(port) };
       const p = await startProcess({
         name,

@@ -1,9 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { startProcess } from './processes';
 import { PROCESS_ENTRIES } from './stack';
 import { freePort } from './wait';
 
 export interface RunningSim {
   url: string;
+  /** the control API's token (SIM_CONTROL_TOKEN) */
+  controlToken: string;
   /** calls the simulator's /_control API; throws on a non-2xx answer */
   // biome-ignore lint/suspicious/noExplicitAny: control answers are free-form JSON
   control: (method: string, path: string, body?: unknown) => Promise<Record<string, any>>;
@@ -21,6 +24,7 @@ export interface RunningSim {
 export async function startUpstreamSim(env: Record<string, string> = {}, port?: number): Promise<RunningSim> {
   const p = port ?? (await freePort());
   const url = `http://127.0.0.1:${p}`;
+  const controlToken = env.SIM_CONTROL_TOKEN ?? randomBytes(18).toString('base64url');
   const proc = await startProcess({
     name: 'upstream-sim',
     entry: PROCESS_ENTRIES.sim,
@@ -32,6 +36,7 @@ export async function startUpstreamSim(env: Record<string, string> = {}, port?: 
       SIM_DASHSCOPE_MAX_RUNNING: '0',
       SIM_DASHSCOPE_QUERY_QPS: '0',
       LOG_LEVEL: 'warn',
+      SIM_CONTROL_TOKEN: controlToken,
       ...env,
     },
     readyUrl: `${url}/healthz`,
@@ -39,7 +44,10 @@ export async function startUpstreamSim(env: Record<string, string> = {}, port?: 
   const control = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${url}/_control${path}`, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${controlToken}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     if (!res.ok) throw new Error(`sim control ${method} ${path}: ${res.status} ${await res.text()}`);
@@ -47,6 +55,7 @@ export async function startUpstreamSim(env: Record<string, string> = {}, port?: 
   };
   return {
     url,
+    controlToken,
     control,
     stats: () => control('GET', '/stats'),
     fault: (fault) => control('POST', '/faults', fault),
