@@ -18,7 +18,7 @@ export function forgetKeys(cache: LruCache<string, Principal> | undefined, what:
 
 /**
  * After a key or account change has committed: forgets it here at once and announces it to every
- * replica (Redis pub/sub), before the change is answered. When Redis does not take the
+ * replica (Redis sharded pub/sub), before the change is answered. When Redis does not take the
  * announcement, other replicas still refuse the key once their entry expires (AUTH_CACHE_TTL_MS).
  */
 export async function announceKeyChange(
@@ -49,12 +49,12 @@ export function listenForKeyChanges(opts: {
   const { subscriber, cache } = opts;
   const channel = keyRevocationChannel(opts.queuePrefix);
   const subscribe = () => {
-    subscriber.subscribe(channel).then(
+    subscriber.ssubscribe(channel).then(
       () => cache.clear(),
       (err: unknown) => opts.logger.warn({ err }, 'could not subscribe to key changes'),
     );
   };
-  subscriber.on('message', (ch: string, message: string) => {
+  subscriber.on('smessage', (ch: string, message: string) => {
     if (ch !== channel) return;
     const what = parseKeyRevocation(message);
     if (what) forgetKeys(cache, what);
@@ -63,7 +63,7 @@ export function listenForKeyChanges(opts: {
   subscriber.on('ready', () => cache.clear());
   subscribe();
   return async () => {
-    await subscriber.unsubscribe(channel).catch(() => {});
+    await subscriber.sunsubscribe(channel).catch(() => {});
     subscriber.disconnect();
   };
 }

@@ -73,7 +73,10 @@ function main(): void {
       : undefined;
   const stopKeyListener = authCache
     ? listenForKeyChanges({
-        subscriber: createRedis(config.REDIS_URL, 'producer', { cluster: config.REDIS_CLUSTER }),
+        subscriber: createRedis(config.REDIS_URL, 'producer', {
+          cluster: config.REDIS_CLUSTER,
+          subscriber: true,
+        }),
         queuePrefix: config.QUEUE_PREFIX,
         cache: authCache,
         logger,
@@ -84,7 +87,7 @@ function main(): void {
       ? new LruCache<string, { accountId: string; json: string; until?: number }>(config.TASK_CACHE_ENTRIES)
       : undefined;
   const taskEvents = new TaskEventHub(
-    createRedis(config.REDIS_URL, 'worker', { cluster: config.REDIS_CLUSTER }),
+    createRedis(config.REDIS_URL, 'worker', { cluster: config.REDIS_CLUSTER, subscriber: true }),
     redis,
     config.QUEUE_PREFIX,
     {

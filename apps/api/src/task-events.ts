@@ -7,6 +7,7 @@ import {
   isTerminalEventId,
   type TaskEvent,
   taskEventsChannel,
+  taskEventsChannels,
 } from '@mediagate/shared/tasks';
 
 export interface TaskEventHubOptions {
@@ -47,19 +48,19 @@ export class TaskEventHub {
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly streamsPerKey = new Map<string, number>();
   private readonly streams = new Set<() => void>();
-  private readonly channel: string;
+  private readonly channels: Set<string>;
   /** answers of unfinished tasks, with the event id they show */
   readonly running?: LruCache<string, TaskEvent>;
 
   constructor(
     private readonly subscriber: RedisClient,
     private readonly publisher: RedisClient,
-    prefix: string,
+    private readonly prefix: string,
     private readonly options: TaskEventHubOptions,
     private readonly logger: Logger,
     private readonly terminalCache?: LruCache<string, { accountId: string; json: string; until?: number }>,
   ) {
-    this.channel = taskEventsChannel(prefix);
+    this.channels = new Set(taskEventsChannels(prefix));
     if (options.runningCacheMs > 0) {
       this.running = new LruCache(options.runningCacheEntries, options.runningCacheMs);
     }
@@ -67,14 +68,15 @@ export class TaskEventHub {
 
   /** Subscribes; resolves once the subscription is in place. */
   async start(): Promise<void> {
-    this.subscriber.on('message', (channel: string, message: string) => {
-      if (channel !== this.channel) return;
+    this.subscriber.on('smessage', (channel: string, message: string) => {
+      if (!this.channels.has(channel)) return;
       const event = decodeTaskEvent(message);
       if (event) this.deliver(event);
     });
     // Moves published while the subscription was down are lost: forget what they may have changed.
     this.subscriber.on('ready', () => this.running?.clear());
-    await this.subscriber.subscribe(this.channel);
+    // one SSUBSCRIBE per channel: on a Redis Cluster each lives on the master of its own slot
+    await Promise.all([...this.channels].map((c) => this.subscriber.ssubscribe(c)));
   }
 
   /** Registers an open stream's closer (see closeStreams); returns its removal. */
@@ -97,7 +99,7 @@ export class TaskEventHub {
   /** Publishes a move made by this process (a cancel) like the workers publish theirs. */
   publish(event: TaskEvent): void {
     this.deliver(event);
-    this.publisher.publish(this.channel, encodeTaskEvent(event)).catch(() => {});
+    this.publisher.spublish(taskEventsChannel(this.prefix, event.taskId), encodeTaskEvent(event)).catch(() => {});
   }
 
   /** Calls `listener` on every move of `taskId` until the returned function is called. */

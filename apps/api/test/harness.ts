@@ -18,6 +18,7 @@ import {
   createRedis,
   createVideoQueue,
   type RedisClient,
+  redisKey,
 } from '@mediagate/shared/queue';
 import { TaskDurations } from '@mediagate/shared/tasks';
 import { createTestDatabase, testQueuePrefix, testServiceUrls } from '@mediagate/shared/testing';
@@ -243,7 +244,7 @@ async function deleteRateLimitKeys(redis: RedisClient, prefix: string): Promise<
   let cursor = '0';
   do {
     const [next, keys] = await redis
-      .scan(cursor, 'MATCH', `rl:${prefix}:*`, 'COUNT', 1000)
+      .scan(cursor, 'MATCH', `rl:${redisKey(prefix)}:*`, 'COUNT', 1000)
       .catch(() => ['0', []] as [string, string[]]);
     cursor = next;
     if (keys.length) await redis.del(...keys).catch(() => 0);

@@ -15,6 +15,7 @@ import {
   createRedis,
   createVideoQueue,
   QUEUE_NAMES,
+  redisKey,
 } from '@mediagate/shared/queue';
 import { channelsFromEnv } from '@mediagate/shared/upstream';
 import { createSsrfPolicy, createSsrfSafeAgent } from '@mediagate/shared/webhooks';
@@ -142,7 +143,8 @@ async function main(): Promise<void> {
         intervalMs: config.RECONCILER_INTERVAL_MS,
         graceMs: config.RECONCILER_GRACE_MS,
         imageSettleAfterMs: imageSettleAfterMs(config),
-        lockKey: `${config.QUEUE_PREFIX}:reconciler-lock`,
+        lockKey: redisKey(config.QUEUE_PREFIX, 'reconciler-lock'),
+        queuePrefix: config.QUEUE_PREFIX,
       },
     });
     stops.push(reconciler.stop);

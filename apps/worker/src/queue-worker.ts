@@ -1,5 +1,5 @@
 import type { Logger } from '@mediagate/shared/log';
-import { createRedis } from '@mediagate/shared/queue';
+import { createRedis, queueKeyPrefix } from '@mediagate/shared/queue';
 import { type Processor, type Telemetry, Worker } from 'bullmq';
 import type { WorkerConfig } from './config';
 
@@ -28,7 +28,7 @@ export function startQueueWorker(queue: string, processor: Processor, opts: Queu
   const connection = createRedis(config.REDIS_URL, 'worker', { cluster: config.REDIS_CLUSTER });
   const worker = new Worker(queue, processor, {
     connection,
-    prefix: config.QUEUE_PREFIX,
+    prefix: queueKeyPrefix(config.QUEUE_PREFIX, queue),
     concurrency: opts.concurrency,
     lockDuration: opts.lockDurationMs,
     stalledInterval: opts.lockDurationMs,

@@ -3,7 +3,7 @@ import { chargeForCall, findLedgerMismatches, settleImageCall } from '@mediagate
 import { newImageCallId } from '@mediagate/shared/ids';
 import { createLogger } from '@mediagate/shared/log';
 import { createMetrics } from '@mediagate/shared/metrics';
-import { createRedis, QUEUE_NAMES } from '@mediagate/shared/queue';
+import { createRedis, QUEUE_NAMES, queueKeyPrefix } from '@mediagate/shared/queue';
 import { getTask } from '@mediagate/shared/tasks';
 import { testServiceUrls, waitFor } from '@mediagate/shared/testing';
 import { UnrecoverableError, Worker } from 'bullmq';
@@ -80,7 +80,7 @@ describe('reconciler', () => {
       async () => {
         throw new UnrecoverableError('database unreachable');
       },
-      { connection, prefix: h.prefix },
+      { connection, prefix: queueKeyPrefix(h.prefix, QUEUE_NAMES.video) },
     );
     await waitFor(async () => (await h.queue.getJobState(id)) === 'failed', { what: 'job to fail' });
     await failing.close();

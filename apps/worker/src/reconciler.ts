@@ -4,7 +4,7 @@ import type { Database, TaskRow } from '@mediagate/shared/db';
 import type { Logger } from '@mediagate/shared/log';
 import type { Metrics } from '@mediagate/shared/metrics';
 import { type QrPaymentProvider, reconcileTopUpOrders } from '@mediagate/shared/payments';
-import { enqueueDelivery, enqueueVideoTask, type RedisClient } from '@mediagate/shared/queue';
+import { enqueueDelivery, enqueueVideoTask, moveLegacyJobs, type RedisClient } from '@mediagate/shared/queue';
 import { deleteExpiredIdempotencyKeys, listActiveTasks, TaskLifecycle } from '@mediagate/shared/tasks';
 import { enqueueNewDeliveries, enqueueTaskCallbacks, listDueDeliveries } from '@mediagate/shared/webhooks';
 import type { Queue } from 'bullmq';
@@ -36,6 +36,11 @@ export interface ReconcilerDeps {
     /** image calls unsettled for longer than this are refunded in full (IMAGE_SETTLE_AFTER_MS) */
     imageSettleAfterMs: number;
     lockKey: string;
+    /**
+     * the deployment's QUEUE_PREFIX: when given, jobs an older version left in its queues (one
+     * hash tag for all) are moved into today's (see moveLegacyJobs)
+     */
+    queuePrefix?: string;
   };
 }
 
@@ -81,6 +86,7 @@ export async function reconcileOnce(deps: ReconcilerDeps): Promise<SweepResult> 
     };
   }
   try {
+    if (deps.config.queuePrefix !== undefined) await moveLegacy(deps, deps.config.queuePrefix);
     const tasks = await sweep(deps);
     const callbacksRequeued = deps.callbacksQueue ? await sweepCallbacks(deps, deps.callbacksQueue) : 0;
     const imageCallsSettled = await sweepImageCalls(deps);
@@ -137,6 +143,19 @@ async function sweep(deps: ReconcilerDeps): Promise<{ requeued: number; expired:
   }
   if (requeued || expired) deps.logger.info({ requeued, expired }, 'reconciler sweep');
   return { requeued, expired };
+}
+
+/** Moves the jobs an older version left in its queues; a failure here must not stop the sweep. */
+async function moveLegacy(deps: ReconcilerDeps, queuePrefix: string): Promise<void> {
+  const queues = [deps.videoQueue, deps.callbacksQueue, deps.media?.mediaQueue].filter(
+    (q): q is Queue => q !== undefined,
+  );
+  try {
+    const r = await moveLegacyJobs(deps.redis, queuePrefix, queues);
+    if (r.moved || r.removedQueues.length) deps.logger.info(r, 'moved jobs out of the queues of an older version');
+  } catch (err) {
+    deps.logger.warn({ err }, 'could not move the jobs of an older version');
+  }
 }
 
 /** The moves of a reconciler given no lifecycle: on its database, counted, published and called back. */

@@ -3,7 +3,13 @@ import { usdToMicro } from '@mediagate/shared/billing';
 import { createDatabase, type Database } from '@mediagate/shared/db';
 import { newTaskId } from '@mediagate/shared/ids';
 import { createLogger } from '@mediagate/shared/log';
-import { createCallbacksQueue, createRedis, QUEUE_NAMES, type RedisClient } from '@mediagate/shared/queue';
+import {
+  createCallbacksQueue,
+  createRedis,
+  QUEUE_NAMES,
+  queueKeyPrefix,
+  type RedisClient,
+} from '@mediagate/shared/queue';
 import { createVideoTask, failTask } from '@mediagate/shared/tasks';
 import { createTestDatabase, testQueuePrefix, testServiceUrls } from '@mediagate/shared/testing';
 import {
@@ -94,7 +100,7 @@ export async function startCallbacksHarness() {
     });
     const worker = new Worker(QUEUE_NAMES.callbacks, processor, {
       connection: workerConnection,
-      prefix,
+      prefix: queueKeyPrefix(prefix, QUEUE_NAMES.callbacks),
       concurrency: opts.concurrency ?? 50,
     });
     worker.on('error', () => {});

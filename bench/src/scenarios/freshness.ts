@@ -1,5 +1,5 @@
 import { newTaskId } from '@mediagate/shared/ids';
-import { QUEUE_NAMES } from '@mediagate/shared/queue';
+import { QUEUE_NAMES, queueKeyPrefix } from '@mediagate/shared/queue';
 import { waitFor } from '@mediagate/shared/testing';
 import { Queue } from 'bullmq';
 import { benchEnv } from '../env';
@@ -59,7 +59,10 @@ async function runFleet(n: number, workerEnv: Record<string, string>): Promise<R
         JSON.stringify({ input: { img_url: 'https://example.com/a.png' }, parameters: {} }),
       ],
     );
-    const queue = new Queue(QUEUE_NAMES.video, { connection: e.redis, prefix: e.prefix });
+    const queue = new Queue(QUEUE_NAMES.video, {
+      connection: e.redis,
+      prefix: queueKeyPrefix(e.prefix, QUEUE_NAMES.video),
+    });
     for (let i = 0; i < n; i += 1000) {
       await queue.addBulk(
         ids.slice(i, i + 1000).map((taskId) => ({

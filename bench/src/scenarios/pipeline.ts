@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAccount } from '@mediagate/shared/accounts';
 import { usdToMicro } from '@mediagate/shared/billing';
-import { QUEUE_NAMES } from '@mediagate/shared/queue';
+import { QUEUE_NAMES, queueKeyPrefix } from '@mediagate/shared/queue';
 import { startRedisServer, waitFor } from '@mediagate/shared/testing';
 import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -142,7 +142,10 @@ export async function pipelineScenario(opts: { quick: boolean }): Promise<Row[]>
     });
     // The copies of the videos into storage (download, store, a thumbnail by ffmpeg) wait until
     // the task path has been measured, then run in a window of their own.
-    const mediaQueue = new Queue(QUEUE_NAMES.media, { connection: e.redis, prefix: e.prefix });
+    const mediaQueue = new Queue(QUEUE_NAMES.media, {
+      connection: e.redis,
+      prefix: queueKeyPrefix(e.prefix, QUEUE_NAMES.media),
+    });
     await mediaQueue.pause();
     const createLoad = (amount: number) =>
       httpLoad({

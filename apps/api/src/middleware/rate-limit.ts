@@ -1,6 +1,6 @@
 import { ApiError } from '@mediagate/shared/errors';
 import type { Logger } from '@mediagate/shared/log';
-import type { RedisClient } from '@mediagate/shared/queue';
+import { type RedisClient, redisKey } from '@mediagate/shared/queue';
 import type { Response } from 'express';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { AccountsConfig } from '../config-accounts';
@@ -50,7 +50,7 @@ export class RateLimits {
     const id = `${name}:${points}:${durationSeconds}`;
     let l = this.limiters.get(id);
     if (!l) {
-      const keyPrefix = `rl:${this.config.prefix}:${name}`;
+      const keyPrefix = `rl:${redisKey(this.config.prefix, name)}`;
       const local = new RateLimiterMemory({ keyPrefix, points, duration: durationSeconds });
       l = {
         shared: new RateLimiterRedis({

@@ -16,7 +16,13 @@ import {
   videoKey,
 } from '@mediagate/shared/media';
 import { createMetrics } from '@mediagate/shared/metrics';
-import { createMediaQueue, createRedis, QUEUE_NAMES, type RedisClient } from '@mediagate/shared/queue';
+import {
+  createMediaQueue,
+  createRedis,
+  QUEUE_NAMES,
+  queueKeyPrefix,
+  type RedisClient,
+} from '@mediagate/shared/queue';
 import { getTask } from '@mediagate/shared/tasks';
 import { testServiceUrls, waitFor } from '@mediagate/shared/testing';
 import { createSsrfPolicy, createSsrfSafeAgent } from '@mediagate/shared/webhooks';
@@ -74,7 +80,7 @@ function startCopyWorker(
         ffmpegPath: 'ffmpeg',
       },
     }),
-    { connection, prefix: h.prefix, concurrency: 4 },
+    { connection, prefix: queueKeyPrefix(h.prefix, QUEUE_NAMES.media), concurrency: 4 },
   );
   worker.on('error', () => {});
   workers.push(worker);

@@ -1,5 +1,5 @@
 import { createRedis, type RedisClient } from '@mediagate/shared/queue';
-import { decodeTaskEvent, taskEventsChannel } from '@mediagate/shared/tasks';
+import { decodeTaskEvent, taskEventsChannels } from '@mediagate/shared/tasks';
 import { testServiceUrls, waitFor } from '@mediagate/shared/testing';
 import { type Sim, startSim, startWorkerHarness, type WorkerHarness } from '../../test/harness';
 
@@ -22,13 +22,13 @@ afterAll(async () => {
 describe('task moves published by the video worker', () => {
   it('publishes the start, the progress and the end of a task, in order, with the task object', async () => {
     const seen: Array<{ status: string; progress: number; eventId: number }> = [];
-    subscriber.on('message', (_channel: string, message: string) => {
+    subscriber.on('smessage', (_channel: string, message: string) => {
       const event = decodeTaskEvent(message);
       if (!event) return;
       const task = JSON.parse(event.json) as { status: string; progress: number };
       seen.push({ status: task.status, progress: task.progress, eventId: event.eventId });
     });
-    await subscriber.subscribe(taskEventsChannel(h.prefix));
+    await Promise.all(taskEventsChannels(h.prefix).map((c) => subscriber.ssubscribe(c)));
     await h.createTask();
     await waitFor(() => seen.some((e) => e.status === 'succeeded'), { what: 'the terminal event' });
     expect(seen[0]!.status).toBe('processing');

@@ -1,5 +1,5 @@
 import { createMetrics, type Metrics } from '@mediagate/shared/metrics';
-import { createRedis, type RedisClient } from '@mediagate/shared/queue';
+import { createRedis, type RedisClient, redisKey, redisKeyGroup } from '@mediagate/shared/queue';
 import { testQueuePrefix, testServiceUrls } from '@mediagate/shared/testing';
 import { PollBudget } from './poll-budget';
 
@@ -52,7 +52,7 @@ describe('PollBudget.acquire (every query, fleet-wide)', () => {
     // the next free slot is the fourth, 1.5 s after the first
     const next = await onTime.reserve('ch', 5_000);
     expect(next.waitUs).toBeGreaterThan(0);
-    const first = Number(await redis.get(`${prefix}:upstream-query-tat:ch`)) - 4 * 500_000;
+    const first = Number(await redis.get(redisKey(prefix, 'upstream-query-tat', 'ch'))) - 4 * 500_000;
     expect(next.slotUs - first).toBe(1_500_000);
   });
 
@@ -135,7 +135,7 @@ describe('PollBudget.book (planned polls, the fairness bound)', () => {
       slots.push({ earliest: before + delay, latest: Date.now() + delay });
     }
     // no calendar second holds more than its 10 planned polls
-    const keys = await redis.keys(`${prefix}:upstream-poll-calendar:ch:*`);
+    const keys = await redis.keys(`${redisKeyGroup(prefix, 'upstream-poll-calendar', 'ch')}:*`);
     expect(keys.length).toBeGreaterThanOrEqual(10);
     for (const key of keys) expect(Number(await redis.get(key))).toBeLessThanOrEqual(10);
     // later bookings never come before earlier ones (FIFO)

@@ -1,20 +1,6 @@
 import type { Metrics } from '@mediagate/shared/metrics';
-import type { RedisClient } from '@mediagate/shared/queue';
-
-/**
- * Spaces queries `ARGV[1]` microseconds apart, fleet-wide (GCRA on Redis's clock). Reserves the next
- * slot and answers its wait and the slot (both in microseconds) when it is at most `ARGV[2]` away;
- * otherwise reserves nothing and answers -(wait + 1).
- */
-const ACQUIRE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
-if tat < now then tat = now end
-local wait = tat - now
-if wait > tonumber(ARGV[2]) then return {-(wait + 1), 0} end
-redis.call('SET', KEYS[1], string.format('%.0f', tat + tonumber(ARGV[1])), 'PX', math.floor((wait + tonumber(ARGV[1])) / 1000) + 1000)
-return {wait, string.format('%.0f', tat)}`;
+import { type RedisClient, redisKey, redisKeyGroup } from '@mediagate/shared/queue';
+import { reserveSlot, sleep } from './fleet-slots';
 
 /**
  * A fleet-wide calendar of planned polls: at most `ARGV[2]` per second. Books the first second at or
@@ -40,8 +26,6 @@ for i = 0, scan do
   end
 end
 return (sec + scan + 1) * 1000 - now`;
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** how many times one acquire leaves a late slot unused before it sends anyway */
 const LATE_RETAKES = 2;
@@ -118,14 +102,12 @@ export class PollBudget {
    * the slot's time on Redis's clock, in microseconds.
    */
   async reserve(channel: string, maxWaitMs: number): Promise<{ waitUs: number; slotUs: number }> {
-    const [wait, slot] = (await this.redis.eval(
-      ACQUIRE,
-      1,
-      `${this.prefix}:upstream-query-tat:${channel}`,
+    return reserveSlot(
+      this.redis,
+      redisKey(this.prefix, 'upstream-query-tat', channel),
       this.intervalUs,
-      maxWaitMs * 1000,
-    )) as [number, string | number];
-    return { waitUs: Number(wait), slotUs: Number(slot) };
+      maxWaitMs,
+    );
   }
 
   /** Books a planned poll on `channel` about `delayMs` from now; answers the booked delay (ms). */
@@ -134,7 +116,7 @@ export class PollBudget {
     const res = await this.redis.eval(
       BOOK,
       1,
-      `${this.prefix}:upstream-poll-calendar:${channel}`,
+      redisKeyGroup(this.prefix, 'upstream-poll-calendar', channel),
       Math.max(0, Math.round(delayMs)),
       this.plannedPerSecond,
       Math.max(1, Math.ceil(horizonMs / 1000)),

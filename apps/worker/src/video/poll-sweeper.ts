@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '@mediagate/shared/db';
 import { UpstreamError } from '@mediagate/shared/errors';
 import type { Logger } from '@mediagate/shared/log';
-import type { RedisClient } from '@mediagate/shared/queue';
+import { type RedisClient, redisKey } from '@mediagate/shared/queue';
 import { listInFlightUpstreamTasks } from '@mediagate/shared/tasks';
 import type { ChannelPool, DashScopeVideoClient, UpstreamVideoStatus } from '@mediagate/shared/upstream';
 import type { Queue } from 'bullmq';
@@ -52,7 +52,7 @@ const DAY_MS = 24 * 3_600_000;
  */
 export function createPollSweeper(deps: PollSweeperDeps) {
   const { config } = deps;
-  const lockKey = `${config.prefix}:upstream-poll-sweep`;
+  const lockKey = redisKey(config.prefix, 'upstream-poll-sweep');
 
   const promote = async (taskId: string): Promise<boolean> => {
     const job = await deps.queue.getJob(taskId);

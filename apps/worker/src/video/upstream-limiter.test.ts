@@ -1,6 +1,6 @@
 import { createRedis, type RedisClient } from '@mediagate/shared/queue';
-import { testQueuePrefix, testServiceUrls } from '@mediagate/shared/testing';
-import { UpstreamLimiter } from './upstream-limiter';
+import { startRedisServer, testQueuePrefix, testServiceUrls } from '@mediagate/shared/testing';
+import { spacingOf, UpstreamLimiter } from './upstream-limiter';
 
 let redis: RedisClient;
 beforeAll(async () => {
@@ -8,20 +8,115 @@ beforeAll(async () => {
 });
 afterAll(() => redis.disconnect());
 
-describe('UpstreamLimiter', () => {
-  it('lets the configured number of calls per second through, fleet-wide, then says how long to wait', async () => {
-    const prefix = testQueuePrefix();
-    // two limiters on one Redis stand for two worker processes
-    const a = new UpstreamLimiter(redis, prefix, { submitPerSecond: 5, pollPerSecond: 20 });
-    const b = new UpstreamLimiter(redis, prefix, { submitPerSecond: 5, pollPerSecond: 20 });
-    const waits = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).take('submit', 'ch')),
+/** The most calls any sliding second [t, t + 1000) holds, `times` in ms sorted. */
+function busiestSecond(times: number[]): number {
+  let most = 0;
+  for (let i = 0, j = 0; j < times.length; j++) {
+    while (times[j]! - times[i]! >= 1_000) i++;
+    most = Math.max(most, j - i + 1);
+  }
+  return most;
+}
+
+/**
+ * `callers` loops that each take a submit slot and record when it was granted, as many worker
+ * processes would (every caller has a limiter and a connection of its own), until `until()`.
+ */
+async function hammer(
+  url: string,
+  prefix: string,
+  perSecond: number,
+  callers: number,
+  until: () => boolean,
+): Promise<number[]> {
+  const granted: number[] = [];
+  const connections = Array.from({ length: callers }, () => createRedis(url, 'worker'));
+  try {
+    await Promise.all(
+      connections.map(async (c) => {
+        const limiter = new UpstreamLimiter(c, prefix, { submitPerSecond: perSecond, pollPerSecond: 0 });
+        while (!until()) {
+          const wait = await limiter.take('submit', 'ch');
+          if (wait === 0) granted.push(performance.now());
+          else await new Promise((r) => setTimeout(r, Math.min(wait, 50)));
+        }
+      }),
     );
-    expect(waits.filter((w) => w === 0)).toHaveLength(5);
-    for (const w of waits.filter((w) => w > 0)) expect(w).toBeLessThanOrEqual(1_000);
-    // separate budgets per channel and per kind
+  } finally {
+    for (const c of connections) c.disconnect();
+  }
+  return granted.sort((a, b) => a - b);
+}
+
+describe('UpstreamLimiter', () => {
+  it('spaces calls so that N + 1 of them, the first one late by the whole tolerance, span a second', () => {
+    for (const n of [1, 3, 10, 40, 50, 400]) {
+      const s = spacingOf(n)!;
+      expect(n * s.intervalUs - s.toleranceUs).toBeGreaterThanOrEqual(1_000_000);
+      // and costs little of the limit: at least 95 % of N per second
+      expect(1_000_000 / s.intervalUs).toBeGreaterThanOrEqual(n * 0.95);
+    }
+  });
+
+  it('never lets more than the limit through in any sliding second, fleet-wide, and keeps close to it', async () => {
+    const prefix = testQueuePrefix();
+    const t0 = performance.now();
+    const granted = await hammer(
+      (await testServiceUrls()).redisUrl,
+      prefix,
+      20,
+      6,
+      () => performance.now() - t0 > 3_500,
+    );
+    expect(busiestSecond(granted)).toBeLessThanOrEqual(20);
+    // close to the limit: 3.5 s at 20/s, the first slot at once
+    expect(granted.length).toBeGreaterThanOrEqual(55);
+  });
+
+  it('holds in every sliding second across a Redis outage, right after Redis returns included', async () => {
+    const server = await startRedisServer();
+    try {
+      const prefix = testQueuePrefix();
+      let stopAt = Number.POSITIVE_INFINITY;
+      const running = hammer(server.url, prefix, 25, 8, () => performance.now() > stopAt);
+      await new Promise((r) => setTimeout(r, 1_500));
+      await server.stop('SIGKILL');
+      await new Promise((r) => setTimeout(r, 1_500));
+      const back = performance.now();
+      await server.start();
+      stopAt = performance.now() + 3_000;
+      const granted = await running;
+      const after = granted.filter((t) => t >= back);
+      expect(after.length).toBeGreaterThan(25);
+      expect(busiestSecond(granted)).toBeLessThanOrEqual(25);
+    } finally {
+      await server.stop('SIGKILL');
+    }
+  });
+
+  it('keeps separate budgets per channel and per kind, and says how long to wait when no slot is near', async () => {
+    const prefix = testQueuePrefix();
+    const a = new UpstreamLimiter(redis, prefix, { submitPerSecond: 2, pollPerSecond: 20 }, { maxWaitMs: 0 });
+    expect(await a.take('submit', 'ch')).toBe(0);
+    const wait = await a.take('submit', 'ch');
+    expect(wait).toBeGreaterThan(400);
+    expect(wait).toBeLessThanOrEqual(550);
     expect(await a.take('submit', 'other')).toBe(0);
     expect(await a.take('poll', 'ch')).toBe(0);
+  });
+
+  it('leaves a slot whose wait ended late unused, and in the end tells the caller to wait', async () => {
+    const prefix = testQueuePrefix();
+    const late = new UpstreamLimiter(
+      redis,
+      prefix,
+      { submitPerSecond: 2, pollPerSecond: 0 },
+      { sleep: (ms) => new Promise((r) => setTimeout(r, ms + 200)) },
+    );
+    // the first slot is now (no sleep); the next ones (525 ms apart) are waited for, and every wait
+    // ends 200 ms late: three slots are left unused, then the caller is told to wait
+    expect(await late.take('submit', 'ch')).toBe(0);
+    expect(await late.take('submit', 'ch')).toBe(spacingOf(2)!.intervalUs / 1000);
   });
 
   it('never waits when unlimited', async () => {

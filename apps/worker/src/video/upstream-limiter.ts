@@ -1,47 +1,60 @@
-import type { RedisClient } from '@mediagate/shared/queue';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { type RedisClient, redisKey } from '@mediagate/shared/queue';
+import { takeSlot } from './fleet-slots';
+
+/** how many times one take leaves a late slot unused before it gives up (and the job waits) */
+const LATE_RETAKES = 2;
+/** how late after its slot a call may still go */
+const TOLERANCE_US = 50_000;
 
 /**
- * Fleet-wide budgets for upstream calls, per channel, kept in Redis so every worker replica
- * shares them (rate-limiter-flexible: atomic, well tested, one round trip per call). `take`
- * answers 0 when the call may go now, or how many milliseconds to wait.
+ * Fleet-wide limits of upstream calls, per channel, kept in Redis so every worker replica shares
+ * them. Calls are spaced evenly (GCRA on Redis's clock): with a limit of N per second, call slots
+ * are at least (1 s + tolerance) / N apart, and a call goes only if it is at most the tolerance
+ * later than its slot. So no sliding second, anywhere, holds more than N calls: not at a window's
+ * edge, and not when a whole fleet comes back together after a Redis outage (a fixed window lets
+ * up to 2N through around its edge).
+ *
+ * `take` answers 0 when the call may go now (it may have waited up to `maxWaitMs` for its slot),
+ * or how many milliseconds to wait before asking again (nothing reserved).
  */
 export class UpstreamLimiter {
-  private readonly submit?: RateLimiterRedis;
-  private readonly poll?: RateLimiterRedis;
+  private readonly spacing: Record<'submit' | 'poll', { intervalUs: number; toleranceUs: number } | undefined>;
 
   constructor(
-    redis: RedisClient,
-    prefix: string,
+    private readonly redis: RedisClient,
+    private readonly prefix: string,
     limits: { submitPerSecond: number; pollPerSecond: number },
+    private readonly opts: {
+      /** a slot further away than this is not waited for here: the caller waits (default 1 s) */
+      maxWaitMs?: number;
+      /** how a wait for a slot is slept (tests make it late) */
+      sleep?: (ms: number) => Promise<void>;
+    } = {},
   ) {
-    if (limits.submitPerSecond > 0) {
-      this.submit = new RateLimiterRedis({
-        storeClient: redis,
-        keyPrefix: `${prefix}:upstream-submit`,
-        points: limits.submitPerSecond,
-        duration: 1,
-      });
-    }
-    if (limits.pollPerSecond > 0) {
-      this.poll = new RateLimiterRedis({
-        storeClient: redis,
-        keyPrefix: `${prefix}:upstream-poll`,
-        points: limits.pollPerSecond,
-        duration: 1,
-      });
-    }
+    this.spacing = { submit: spacingOf(limits.submitPerSecond), poll: spacingOf(limits.pollPerSecond) };
   }
 
   take(kind: 'submit' | 'poll', channel: string): Promise<number> {
-    const limiter = kind === 'submit' ? this.submit : this.poll;
-    if (!limiter) return Promise.resolve(0);
-    return limiter.consume(channel).then(
-      () => 0,
-      (res: unknown) => {
-        if (res instanceof RateLimiterRes) return Math.max(1, res.msBeforeNext);
-        throw res;
-      },
-    );
+    const spacing = this.spacing[kind];
+    if (!spacing) return Promise.resolve(0);
+    return takeSlot(this.redis, redisKey(this.prefix, `upstream-${kind}`, channel), {
+      ...spacing,
+      maxWaitMs: this.opts.maxWaitMs ?? 1_000,
+      retakes: LATE_RETAKES,
+      late: 'wait',
+      sleep: this.opts.sleep,
+    });
   }
+}
+
+/**
+ * The spacing of `perSecond` calls: a call may go up to `toleranceUs` (50 ms: a busy event loop, a
+ * slow answer from Redis) after its slot, and slots are `intervalUs` apart so that N + 1
+ * consecutive calls, even the first one late by the whole tolerance, span at least one second.
+ * The tolerance costs 1/21 of the limit.
+ */
+export function spacingOf(perSecond: number): { intervalUs: number; toleranceUs: number } | undefined {
+  if (!(perSecond > 0)) return undefined;
+  const toleranceUs = TOLERANCE_US;
+  return { intervalUs: Math.ceil((1_000_000 + toleranceUs) / perSecond), toleranceUs };
 }

@@ -1,11 +1,12 @@
 import type { RedisClient } from '../queue/connection';
+import { redisKey } from '../queue/keys';
 import { withTimeout } from '../timeout';
 
 /** What changed: every key of an account (disabled, limits changed) or one key (revoked, edited). */
 export type KeyRevocation = { accountId: string } | { keyId: string };
 
-/** The pub/sub channel on which key changes are announced to every API replica. */
-export const keyRevocationChannel = (prefix: string): string => `${prefix}:key-revocations`;
+/** The (sharded) pub/sub channel on which key changes are announced to every API replica. */
+export const keyRevocationChannel = (prefix: string): string => redisKey(prefix, 'key-revocations');
 
 /**
  * Tells every API replica to forget what it cached about an account's keys (or one key), after
@@ -19,7 +20,7 @@ export async function announceKeyRevocation(
   timeoutMs = 1_000,
 ): Promise<boolean> {
   try {
-    await withTimeout(redis.publish(keyRevocationChannel(prefix), JSON.stringify(what)), timeoutMs, {
+    await withTimeout(redis.spublish(keyRevocationChannel(prefix), JSON.stringify(what)), timeoutMs, {
       what: 'key revocation announcement',
     });
     return true;

@@ -3,7 +3,7 @@ import { baseEnvSchema, loadConfig } from './env';
 
 describe('loadConfig', () => {
   it('applies defaults', () => {
-    expect(loadConfig(baseEnvSchema, {})).toMatchObject({ QUEUE_PREFIX: '{mediagate}', LOG_LEVEL: 'info' });
+    expect(loadConfig(baseEnvSchema, {})).toMatchObject({ QUEUE_PREFIX: 'mediagate', LOG_LEVEL: 'info' });
   });
   it('names every wrong variable', () => {
     expect(() => loadConfig(baseEnvSchema, { DATABASE_URL: 'nope', LOG_LEVEL: 'loud' })).toThrow(ConfigError);

@@ -34,10 +34,14 @@ export const baseEnvSchema = z.object({
   REDIS_CLUSTER: boolFromEnv(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /**
-   * Prefix of every BullMQ key. The braces make it a Redis Cluster hash tag, so all keys of the
-   * gateway's queues live in one slot.
+   * Namespace of every Redis key of the deployment (see queue/keys.ts: each queue gets a Redis
+   * Cluster hash tag of its own, the other keys none). Braces, which older versions required
+   * (`{mediagate}`), are ignored.
    */
-  QUEUE_PREFIX: z.string().min(1).default('{mediagate}'),
+  QUEUE_PREFIX: z
+    .string()
+    .default('mediagate')
+    .refine((v) => v.replace(/[{}]/g, '').length > 0, 'must name a namespace (braces aside, it is empty)'),
 });
 
 /**

@@ -2,6 +2,7 @@ import { Queue, type Telemetry } from 'bullmq';
 import { withTimeout } from '../timeout';
 import { JOB_CATALOG, QUEUE_NAMES } from './catalog';
 import type { RedisClient } from './connection';
+import { queueKeyPrefix } from './keys';
 
 /** The producer side of the callbacks queue. Connection errors are retried by ioredis, not thrown. */
 export function createCallbacksQueue(
@@ -9,7 +10,11 @@ export function createCallbacksQueue(
   prefix: string,
   opts: { telemetry?: Telemetry } = {},
 ): Queue {
-  const queue = new Queue(QUEUE_NAMES.callbacks, { connection, prefix, telemetry: opts.telemetry });
+  const queue = new Queue(QUEUE_NAMES.callbacks, {
+    connection,
+    prefix: queueKeyPrefix(prefix, QUEUE_NAMES.callbacks),
+    telemetry: opts.telemetry,
+  });
   queue.on('error', () => {});
   return queue;
 }

@@ -7,13 +7,14 @@ export type RedisClient = IORedis | Cluster;
  * A Redis connection for BullMQ. `worker` connections retry commands forever (BullMQ requires
  * it for blocking commands); `producer` connections fail a command fast so an API request never
  * hangs on a Redis outage. With `cluster`, `url` is any node of a Redis Cluster (the others are
- * discovered); every key of the gateway carries the `QUEUE_PREFIX` hash tag, so each queue's keys
- * live in one slot.
+ * discovered); each queue's keys share a hash tag of their own (see keys.ts), so a queue lives in
+ * one slot and the queues and other keys spread over the masters. A `subscriber` connection
+ * listens to sharded channels (SSUBSCRIBE): on a cluster it keeps one connection per master.
  */
 export function createRedis(
   url: string,
   role: 'worker' | 'producer',
-  opts: { cluster?: boolean } = {},
+  opts: { cluster?: boolean; subscriber?: boolean } = {},
 ): RedisClient {
   const options: RedisOptions = {
     maxRetriesPerRequest: role === 'worker' ? null : 1,
@@ -26,6 +27,7 @@ export function createRedis(
         redisOptions: { ...redisAuth(url), ...options },
         clusterRetryStrategy: (times) => Math.min(times * 200, 2_000),
         enableReadyCheck: true,
+        shardedSubscribers: opts.subscriber === true,
       })
     : new IORedis(url, options);
   // Connection errors are retried by ioredis; without a listener they would crash the process.

@@ -2,6 +2,7 @@ import { Queue, type Telemetry } from 'bullmq';
 import { withTimeout } from '../timeout';
 import { JOB_CATALOG, type JobPayload, QUEUE_NAMES } from './catalog';
 import type { RedisClient } from './connection';
+import { queueKeyPrefix } from './keys';
 
 /** The producer side of the video queue. Connection errors are retried by ioredis, not thrown. */
 export function createVideoQueue(
@@ -9,7 +10,11 @@ export function createVideoQueue(
   prefix: string,
   opts: { telemetry?: Telemetry } = {},
 ): Queue {
-  const queue = new Queue(QUEUE_NAMES.video, { connection, prefix, telemetry: opts.telemetry });
+  const queue = new Queue(QUEUE_NAMES.video, {
+    connection,
+    prefix: queueKeyPrefix(prefix, QUEUE_NAMES.video),
+    telemetry: opts.telemetry,
+  });
   queue.on('error', () => {});
   return queue;
 }

@@ -1,4 +1,5 @@
 import type { RedisClient } from '../queue/connection';
+import { redisKey } from '../queue/keys';
 
 /** What the finished tasks of one model have shown: how long the upstream took, in milliseconds. */
 export interface DurationSummary {
@@ -74,7 +75,7 @@ export class TaskDurations {
   }
 
   private key(model: string): string {
-    return `${this.prefix}:video-durations:${model}`;
+    return redisKey(this.prefix, 'video-durations', model);
   }
 
   /** Records that a task of `model` took `ms` upstream. */

@@ -1,10 +1,26 @@
 import type { TaskRow } from '../db/schema';
 import type { RedisClient } from '../queue/connection';
+import { redisKey } from '../queue/keys';
 import type { DurationSummary, TaskDurations } from './durations';
 import { toTaskObject } from './task-object';
 
-/** The Redis pub/sub channel every move of a task is published on (API replicas listen). */
-export const taskEventsChannel = (prefix: string): string => `${prefix}:task-events`;
+/**
+ * How many channels the moves of tasks are spread over. They are sharded pub/sub channels
+ * (SPUBLISH/SSUBSCRIBE, Redis 7): on a Redis Cluster each is carried by the master of its own slot
+ * only, instead of every message going to every node.
+ */
+export const TASK_EVENT_SHARDS = 16;
+
+/** Every channel task moves are published on (an API replica listens to all of them). */
+export const taskEventsChannels = (prefix: string): string[] =>
+  Array.from({ length: TASK_EVENT_SHARDS }, (_, i) => redisKey(prefix, 'task-events', String(i)));
+
+/** The channel the moves of `taskId` are published on (FNV-1a of the id, modulo the shards). */
+export function taskEventsChannel(prefix: string, taskId: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < taskId.length; i++) h = Math.imul(h ^ taskId.charCodeAt(i), 0x01000193);
+  return redisKey(prefix, 'task-events', String((h >>> 0) % TASK_EVENT_SHARDS));
+}
 
 const RANK: Record<TaskRow['status'], number> = { pending: 1, processing: 2, succeeded: 3, failed: 3 };
 
@@ -82,18 +98,16 @@ export function taskEventOf(row: TaskRow, durations?: DurationSummary | null): T
  * caches. Fire and forget: a lost message costs a stream at most its resync interval.
  */
 export class TaskEventPublisher {
-  private readonly channel: string;
-
   constructor(
     private readonly redis: RedisClient,
-    prefix: string,
+    private readonly prefix: string,
     private readonly durations?: TaskDurations,
-  ) {
-    this.channel = taskEventsChannel(prefix);
-  }
+  ) {}
 
   publish(row: TaskRow): void {
     const summary = this.durations?.peek(row.model);
-    this.redis.publish(this.channel, encodeTaskEvent(taskEventOf(row, summary))).catch(() => {});
+    this.redis
+      .spublish(taskEventsChannel(this.prefix, row.id), encodeTaskEvent(taskEventOf(row, summary)))
+      .catch(() => {});
   }
 }
