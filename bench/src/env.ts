@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createAccount } from '@mediagate/shared/accounts';
 import { usdToMicro } from '@mediagate/shared/billing';
 import { createDatabase, type Database } from '@mediagate/shared/db';
-import { createRedis, type RedisClient } from '@mediagate/shared/queue';
+import { createRedis, type RedisClient, redisNamespace } from '@mediagate/shared/queue';
 import {
   createTestDatabase,
   type ProcessGroup,
@@ -76,12 +76,16 @@ export async function benchEnv(
     keyId: key.id,
     close: async () => {
       await group.stopAll();
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 5000);
-        cursor = next;
-        if (keys.length) await redis.del(...keys);
-      } while (cursor !== '0');
+      // the bench's keys: its queues `{<ns>:<queue>}...`, the rest `<ns>:...` and `rl:<ns>:...`
+      const ns = redisNamespace(prefix);
+      for (const pattern of [`{${ns}:*`, `${ns}:*`, `rl:${ns}:*`, `${prefix}*`]) {
+        let cursor = '0';
+        do {
+          const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 5000);
+          cursor = next;
+          if (keys.length) await redis.del(...keys);
+        } while (cursor !== '0');
+      }
       redis.disconnect();
       await database.close();
       await db.drop();

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createRedis, type RedisClient } from '@mediagate/shared/queue';
+import { createRedis, type RedisClient, redisNamespace } from '@mediagate/shared/queue';
 import {
   createTestDatabase,
   freePort,
@@ -212,7 +212,7 @@ export async function startStack(
     stop: async () => {
       await Promise.all(procs.map((p) => p.stop('SIGTERM')));
       await pool.end();
-      await deleteKeys(redis, prefix);
+      await deleteKeys(redis, stackKeys(prefix));
       redis.disconnect();
       await testDb.drop();
       await rm(mediaDir, { recursive: true, force: true });
@@ -228,20 +228,29 @@ export const VIDEO_REQUEST = {
 
 /** Deletes every key of the stack's queues: what the gateway sees when Redis restarts empty. */
 export function loseQueueData(stack: Stack): Promise<number> {
-  return deleteKeys(stack.redis, stack.prefix);
+  return deleteKeys(stack.redis, [`{${redisNamespace(stack.prefix)}:*`]);
 }
 
-async function deleteKeys(redis: RedisClient, prefix: string): Promise<number> {
-  // a cluster is scanned node by node (the prefix is a hash tag, so its keys share one slot)
+/** Every key of a stack: its queues (`{<ns>:<queue>}...`), its other keys and its rate limits. */
+const stackKeys = (prefix: string): string[] => {
+  const ns = redisNamespace(prefix);
+  return [`{${ns}:*`, `${ns}:*`, `rl:${ns}:*`];
+};
+
+async function deleteKeys(redis: RedisClient, patterns: string[]): Promise<number> {
+  // a cluster is scanned node by node: the keys spread over its masters
   const nodes = redis.isCluster ? (redis as Cluster).nodes('master') : [redis];
   let deleted = 0;
   for (const node of nodes) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) deleted += await node.del(...keys);
-    } while (cursor !== '0');
+    for (const pattern of patterns) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+        cursor = next;
+        // one DEL per key: on a cluster node, keys of different slots cannot share a command
+        for (const k of keys) deleted += await node.del(k);
+      } while (cursor !== '0');
+    }
   }
   return deleted;
 }
