@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import type { Request } from 'express';
 
 /** An IP or CIDR block as written in a key's allow-list, checked. Null when it is not one. */
 export function parseIpRule(
@@ -33,3 +34,6 @@ export function ipAllowed(ip: string, rules: readonly string[]): boolean {
   }
   return list.check(addr, version === 4 ? 'ipv4' : 'ipv6');
 }
+
+/** The caller's address as the rate limits and logs see it (behind trusted proxies: the client's). */
+export const clientIp = (req: Request): string => normalizeIp(req.ip) || 'unknown';

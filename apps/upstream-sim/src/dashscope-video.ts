@@ -6,7 +6,8 @@ import { passFaults } from './faults';
 import { countRejected, dashscopeTime, publicBase, requireKey } from './http-helpers';
 import type { SimState } from './state';
 import { dashscopeError, dashscopeRequestId } from './vendor-errors';
-import { type VideoStatus, type VideoTask, videoStatusAt } from './video-tasks';
+import type { VideoStatus, VideoTask } from './video-task';
+import { videoStatusAt } from './video-tasks';
 
 export const VIDEO_CREATE_PATH = '/api/v1/services/aigc/video-generation/video-synthesis';
 

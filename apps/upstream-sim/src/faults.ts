@@ -1,4 +1,3 @@
-import { sleep } from './http-helpers';
 import { defaultVendorError, type Vendor, VendorError } from './vendor-errors';
 
 /** The simulated APIs a fault can target. */
@@ -127,4 +126,9 @@ export async function passFaults(faults: FaultRegistry, api: FaultApi): Promise<
   const decision = faults.decide(api);
   await sleep(decision.latencyMs);
   if (decision.error) throw decision.error;
+}
+
+/** Resolves after `ms` (no timer at all for 0). */
+function sleep(ms: number): Promise<void> {
+  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 }

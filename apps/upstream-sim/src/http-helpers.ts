@@ -26,11 +26,6 @@ export function publicBase(req: Request, config: SimConfig): string {
   return config.SIM_PUBLIC_URL ?? `http://127.0.0.1:${req.socket.localPort}`;
 }
 
-/** Resolves after `ms` (no timer at all for 0). */
-export function sleep(ms: number): Promise<void> {
-  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
-}
-
 /** True for a plain JSON object (not an array, not null). */
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

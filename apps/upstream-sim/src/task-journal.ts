@@ -1,6 +1,6 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { VideoTask } from './video-tasks';
+import type { VideoTask } from './video-task';
 
 /**
  * The video tasks of the simulator on disk (SIM_STATE_FILE), so that a restarted simulator still

@@ -3,7 +3,8 @@ import { dashscopeTime } from '../src/http-helpers';
 import { probeDataUrlSize } from '../src/image-probe';
 import { MinHeap } from '../src/min-heap';
 import { SlidingWindowLimiter } from '../src/rate-limit';
-import { type VideoTask, VideoTaskStore, videoStatusAt } from '../src/video-tasks';
+import type { VideoTask } from '../src/video-task';
+import { VideoTaskStore, videoStatusAt } from '../src/video-tasks';
 
 // Pure units, driven by explicit timestamps: time itself is the subject here.
 

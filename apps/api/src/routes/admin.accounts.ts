@@ -10,10 +10,8 @@ import {
   adjustBalance,
   bankTransferReference,
   recordTopUp,
-  type TopUpPolicy,
   TopUpTooSmallError,
   UnknownAccountError,
-  usdToMicro,
 } from '@mediagate/shared/billing';
 import { consoleObject } from '@mediagate/shared/contracts';
 import type { DbOrTx } from '@mediagate/shared/db';
@@ -25,6 +23,7 @@ import type { ApiDeps } from '../deps';
 import { announceKeyChange } from '../key-revocations';
 import { parseBody } from '../middleware/body';
 import { requireAdmin, sessionOf } from '../middleware/session';
+import { topUpPolicy } from '../policies';
 import { endpoints, ok, type Route, type RouteContract } from '../route';
 import { accountObject, accountSchema, cursorPage, usd, usdAmount } from './console-views';
 
@@ -37,14 +36,6 @@ const limitsOf = (a: AccountView) => ({
 /** The balance of `accountId` as the transaction sees it, in micro-USD. */
 async function balanceIn(tx: DbOrTx, accountId: string): Promise<number> {
   return (await getAccountView(tx, accountId))!.balanceMicroUsd;
-}
-
-export function topUpPolicy(config: ApiDeps['config']): TopUpPolicy {
-  return {
-    minMicroUsd: usdToMicro(config.TOPUP_MIN_USD),
-    bonusThresholdMicroUsd: usdToMicro(config.TOPUP_BONUS_THRESHOLD_USD),
-    bonusPercent: config.TOPUP_BONUS_PERCENT,
-  };
 }
 
 /** A reference as read from a memo: spaces, dashes and case do not matter. */

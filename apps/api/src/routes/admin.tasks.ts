@@ -1,9 +1,9 @@
 import { recordOperatorAction } from '@mediagate/shared/audit';
-import { listOf, videoTaskObject } from '@mediagate/shared/contracts';
+import { listOf, toTaskObject, videoTaskObject } from '@mediagate/shared/contracts';
 import { ApiError } from '@mediagate/shared/errors';
 import { TASK_ID_PATTERN } from '@mediagate/shared/ids';
 import { enqueueVideoTask } from '@mediagate/shared/queue';
-import { findTasks, toTaskObject } from '@mediagate/shared/tasks';
+import { findTasks } from '@mediagate/shared/tasks';
 import type { Router } from 'express';
 import { z } from 'zod';
 import { auditActor } from '../audit';

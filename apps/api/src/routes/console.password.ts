@@ -13,11 +13,11 @@ import { ApiError } from '@mediagate/shared/errors';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
+import { clientIp } from '../ip-rules';
 import { passwordResetMail } from '../mail/mailer';
 import { parseBody } from '../middleware/body';
 import { requireSession, sessionOf } from '../middleware/session';
 import { endpoints, type Route, type RouteContract } from '../route';
-import { clientIp } from './console.register';
 import { emailField } from './console-views';
 
 const newPassword = z

@@ -2,22 +2,21 @@ import {
   isCommonPassword,
   MAX_PASSWORD_LENGTH,
   MIN_PASSWORD_LENGTH,
-  type RegistrationPolicy,
   type RegistrationStart,
   ResendCooldownError,
   resendRegistrationCode,
   startRegistration,
   VerificationFailedError,
 } from '@mediagate/shared/accounts';
-import { usdToMicro } from '@mediagate/shared/billing';
 import { consoleObject } from '@mediagate/shared/contracts';
 import { ApiError } from '@mediagate/shared/errors';
-import type { Request, Router } from 'express';
+import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
-import { normalizeIp } from '../ip-rules';
+import { clientIp } from '../ip-rules';
 import { alreadyRegisteredMail, verificationMail } from '../mail/mailer';
 import { parseBody } from '../middleware/body';
+import { registrationPolicy } from '../policies';
 import { endpoints, type Route, type RouteContract } from '../route';
 import { emailField } from './console-views';
 
@@ -30,17 +29,6 @@ export const registerBody = z.strictObject({
     .refine((p) => !isCommonPassword(p), 'is one of the most common passwords; choose another'),
 });
 export const resendBody = z.strictObject({ email: emailField });
-
-export function registrationPolicy(config: ApiDeps['config']): RegistrationPolicy {
-  return {
-    codeTtlMs: config.VERIFICATION_CODE_TTL_MS,
-    maxAttempts: config.VERIFICATION_MAX_ATTEMPTS,
-    resendCooldownMs: config.VERIFICATION_RESEND_COOLDOWN_MS,
-    signupCreditMicroUsd: usdToMicro(config.SIGNUP_CREDIT_USD),
-  };
-}
-
-export const clientIp = (req: Request): string => normalizeIp(req.ip) || 'unknown';
 
 function cooldown(err: ResendCooldownError): ApiError {
   return new ApiError('rate_limit_exceeded', err.message, undefined, {

@@ -4,10 +4,10 @@ import { ApiError } from '@mediagate/shared/errors';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
+import { clientIp } from '../ip-rules';
 import { parseBody } from '../middleware/body';
 import { clearSessionCookie, requireSession, sessionOf, setSessionCookie } from '../middleware/session';
 import { endpoints, type Route, type RouteContract } from '../route';
-import { clientIp } from './console.register';
 import { accountObject, accountSchema, emailField, toSeconds, unixSeconds } from './console-views';
 
 export const loginBody = z.strictObject({ email: emailField, password: z.string().min(1).max(256) });

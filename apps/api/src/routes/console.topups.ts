@@ -20,8 +20,8 @@ import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { parseBody } from '../middleware/body';
 import { requireSession, sessionOf } from '../middleware/session';
+import { topUpPolicy } from '../policies';
 import { endpoints, ok, type Route, type RouteContract } from '../route';
-import { topUpPolicy } from './admin.accounts';
 import { cursorPage, toSeconds, usd } from './console-views';
 
 export const createTopUpBody = z.strictObject({

@@ -5,10 +5,11 @@ import { ApiError } from '@mediagate/shared/errors';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
+import { clientIp } from '../ip-rules';
 import { parseBody } from '../middleware/body';
 import { setSessionCookie } from '../middleware/session';
+import { registrationPolicy } from '../policies';
 import { endpoint, type Route } from '../route';
-import { clientIp, registrationPolicy } from './console.register';
 import { emailField, toSeconds, unixSeconds, usd } from './console-views';
 
 export const verifyBody = z.strictObject({

@@ -10,11 +10,11 @@ import {
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
+import { answerImages, imageModelFor, objectBody } from '../image-answers';
 import { requireApiKey } from '../middleware/auth';
 import { parseBody } from '../middleware/body';
 import { requireModelAllowed } from '../model-permission';
 import { type ContractDeps, endpoint, type Route, type RouteContract } from '../route';
-import { answerImages, imageModelFor, objectBody } from './images.generate';
 
 /** The file fields of the form: `image` (one file) or `image[]` (several, as the openai client sends them). */
 const FILE_FIELDS = ['image', 'image[]', 'mask'];

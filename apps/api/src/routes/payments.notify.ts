@@ -6,8 +6,8 @@ import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { assertWellFormedStrings } from '../middleware/well-formed';
 import { PaymentNotificationError } from '../payments/provider';
+import { topUpPolicy } from '../policies';
 import { endpoint, type Route } from '../route';
-import { topUpPolicy } from './admin.accounts';
 import { usd } from './console-views';
 
 /**

@@ -1,7 +1,6 @@
-import { videoTaskObject } from '@mediagate/shared/contracts';
+import { toTaskObject, videoTaskObject } from '@mediagate/shared/contracts';
 import { ApiError } from '@mediagate/shared/errors';
 import { TASK_ID_PATTERN } from '@mediagate/shared/ids';
-import { toTaskObject } from '@mediagate/shared/tasks';
 import type { Router } from 'express';
 import type { ApiDeps } from '../deps';
 import { principalOf, requireApiKey } from '../middleware/auth';

@@ -1,5 +1,5 @@
 import { type VideoModel, videoTaskPrice } from '@mediagate/shared/catalog';
-import { videoTaskObject } from '@mediagate/shared/contracts';
+import { toTaskObject, videoTaskObject } from '@mediagate/shared/contracts';
 import { ApiError } from '@mediagate/shared/errors';
 import { isHttpUrl } from '@mediagate/shared/http';
 import { newTaskId } from '@mediagate/shared/ids';
@@ -13,7 +13,6 @@ import {
   IdempotencyInFlightError,
   IdempotencyMismatchError,
   requestHash,
-  toTaskObject,
 } from '@mediagate/shared/tasks';
 import type { Request, Router } from 'express';
 import { z } from 'zod';

@@ -1,8 +1,8 @@
-import { videoTaskObject } from '@mediagate/shared/contracts';
+import { toTaskObject, videoTaskObject } from '@mediagate/shared/contracts';
 import type { TaskRow } from '@mediagate/shared/db';
 import { ApiError } from '@mediagate/shared/errors';
 import { TASK_ID_PATTERN } from '@mediagate/shared/ids';
-import { getTaskForAccount, isTerminal, taskEventOf, toTaskObject } from '@mediagate/shared/tasks';
+import { getTaskForAccount, isTerminal, taskEventOf } from '@mediagate/shared/tasks';
 import type { Router } from 'express';
 import type { ApiDeps } from '../deps';
 import type { AccountAuth } from '../middleware/account-auth';

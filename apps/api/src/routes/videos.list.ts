@@ -1,6 +1,6 @@
-import { listOf, videoTaskObject } from '@mediagate/shared/contracts';
+import { listOf, toTaskObject, videoTaskObject } from '@mediagate/shared/contracts';
 import { TASK_ID_PATTERN } from '@mediagate/shared/ids';
-import { listTasksForAccount, toTaskObject } from '@mediagate/shared/tasks';
+import { listTasksForAccount } from '@mediagate/shared/tasks';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';

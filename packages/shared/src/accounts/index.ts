@@ -8,4 +8,4 @@ export * from './passwords';
 export * from './registration';
 export * from './sessions';
 export * from './tokens';
-export * from './video-slots';
+export * from './video-slots-sql';

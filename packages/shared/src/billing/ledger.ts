@@ -1,5 +1,5 @@
 import { and, eq, gte, type SQL, sql } from 'drizzle-orm';
-import { takeVideoSlot, videoSlotFree } from '../accounts/video-slots';
+import { takeVideoSlot, videoSlotFree } from '../accounts/video-slots-sql';
 import { type DbOrTx, isTransaction } from '../db/client';
 import { accounts, ledgerEntries } from '../db/schema';
 import { ConcurrencyLimitError, InsufficientQuotaError, PermissionDeniedError } from '../errors';

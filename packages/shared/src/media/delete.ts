@@ -1,5 +1,5 @@
 import type { Db } from '../db/client';
-import { endTaskMediaLinks } from '../tasks/tasks';
+import { endTaskMediaLinks } from '../tasks/task-links-sql';
 import type { MediaStorage } from './storage';
 import { getTaskMedia, markMediaGone } from './task-media';
 

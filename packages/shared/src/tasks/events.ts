@@ -1,8 +1,8 @@
+import { toTaskObject } from '../contracts/task-object';
 import type { TaskRow } from '../db/schema';
 import type { RedisClient } from '../queue/connection';
 import { redisKey } from '../queue/keys';
 import type { DurationSummary, TaskDurations } from './durations';
-import { toTaskObject } from './task-object';
 
 /**
  * How many channels the moves of tasks are spread over. They are sharded pub/sub channels

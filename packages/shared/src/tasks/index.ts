@@ -5,5 +5,4 @@ export * from './events';
 export * from './idempotency';
 export * from './lifecycle';
 export * from './list';
-export * from './task-object';
 export * from './tasks';

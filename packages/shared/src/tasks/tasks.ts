@@ -1,5 +1,5 @@
 import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, type SQL, sql } from 'drizzle-orm';
-import { releaseVideoSlotStatement } from '../accounts/video-slots';
+import { releaseVideoSlotStatement } from '../accounts/video-slots-sql';
 import {
   type ChargeArgs,
   type ChargeValues,
@@ -15,7 +15,7 @@ import { type TaskRow, type TaskStatus, tasks } from '../db/schema';
 import { sqlTemplate, sqlTemplates } from '../db/template';
 import { builtOnce } from '../lru';
 import type { TaskMediaLinks } from '../media/links';
-import { type TaskMediaValues, taskMediaInsertSql, taskMediaValues } from '../media/task-media';
+import { type TaskMediaValues, taskMediaInsertSql, taskMediaValues } from '../media/task-media-sql';
 import {
   type TaskEventValues,
   taskEventInsert,
@@ -322,17 +322,6 @@ const successStatements = sqlTemplates<'plain' | 'media' | 'plain+event' | 'medi
 /** `run` in `db` when it is a transaction already, else in a new one. */
 const inTransaction = <T>(db: Db | DbOrTx, run: (tx: DbOrTx) => Promise<T>): Promise<T> =>
   isTransaction(db) ? run(db) : (db as Db).transaction(run);
-
-/**
- * Ends a succeeded task's media links at `at` (its media was deleted): the task object shows no
- * link from then on. Terminal states never change; only the links go.
- */
-export async function endTaskMediaLinks(db: DbOrTx, id: string, at: Date): Promise<void> {
-  await db
-    .update(tasks)
-    .set({ videoUrl: null, thumbnailUrl: null, expiresAt: at, updatedAt: at })
-    .where(and(eq(tasks.id, id), eq(tasks.status, 'succeeded')));
-}
 
 /**
  * Runs the compare-and-set `move` (an `update tasks ... returning *`, read as the CTE `t`) with

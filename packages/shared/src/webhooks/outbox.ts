@@ -1,4 +1,5 @@
 import { and, asc, eq, gt, gte, inArray, lte, type SQL, sql } from 'drizzle-orm';
+import { toTaskObject } from '../contracts/task-object';
 import type { DbOrTx } from '../db/client';
 import { fromDriverRow } from '../db/driver-row';
 import {
@@ -13,7 +14,6 @@ import {
 import { sqlTemplates } from '../db/template';
 import { newUlid } from '../ids';
 import { builtOnce } from '../lru';
-import { toTaskObject } from '../tasks/task-object';
 import type { AttemptVerdict } from './schedule';
 import { processingEventsOn } from './settings';
 
