@@ -1,7 +1,7 @@
-// Writes .env.example: every variable of every process (the zod schemas of the API, the worker and
+// Writes .env.example and docs/configuration.md: every variable of every process (the zod schemas of the API, the worker and
 // the upstream simulator, and the variables of `pnpm start`), with its default and its meaning (the
-// doc comment above it in the schema). `pnpm env:example` rewrites it; `--check` only compares and
-// fails when the file is out of date, which a test runs.
+// doc comment above it in the schema). `pnpm env:example` rewrites both; `--check` only compares and
+// fails when either is out of date, which a test runs.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -120,8 +120,8 @@ function rawDefault(schema) {
   }
 }
 
-/** The text of .env.example for the current schemas. */
-export async function renderEnvExample() {
+/** Every variable of every process: its name, the processes that read it, their defaults, its meaning. */
+async function collectVariables() {
   await buildRuntime();
   const schemas = {
     api: require(path.join(root, 'apps/api/dist/config.js')).apiEnvSchema,
@@ -141,6 +141,25 @@ export async function renderEnvExample() {
     vars.set(s.name, { name: s.name, users: ['pnpm start'], defaults: [s.default], doc: s.description });
   }
   const docs = docComments();
+  for (const v of vars.values()) v.doc ??= docs[v.name] ?? FALLBACK_MEANINGS[v.name] ?? '(no description)';
+  return vars;
+}
+
+/** A default as it would be written in the environment; a path inside this checkout relative to it. */
+function defaultText(d) {
+  if (d === undefined) return '';
+  const t = String(d);
+  return t === root || t.startsWith(`${root}${path.sep}`) ? path.relative(root, t) : t;
+}
+
+/** A variable's meaning, with each process's default when they differ. */
+function meaning(v) {
+  if (new Set(v.defaults.map(defaultText)).size <= 1) return v.doc;
+  return `${v.doc} (default: ${v.users.map((u, i) => `${u} ${defaultText(v.defaults[i]) || 'unset'}`).join(', ')})`;
+}
+
+/** The variables grouped by the processes that read them, groups in a fixed order, names sorted. */
+function byProcesses(vars) {
   const groups = new Map();
   for (const v of vars.values()) {
     const key = v.users.join(', ');
@@ -153,54 +172,108 @@ export async function renderEnvExample() {
     const ib = order.indexOf(b);
     return (ia < 0 ? order.length : ia) - (ib < 0 ? order.length : ib) || a.localeCompare(b);
   });
+  return keys.map((key) => [key, groups.get(key).sort((a, b) => a.name.localeCompare(b.name))]);
+}
+
+/** The text of .env.example for the current schemas. */
+export async function renderEnvExample(vars) {
+  vars ??= await collectVariables();
   const lines = [
     '# Every variable of every mediagate process, with its default. Generated from the zod schemas',
     '# (packages/shared/src/config/env.ts and the config.ts files of apps/*) by `pnpm env:example`;',
     '# do not edit by hand. `pnpm start` and the other commands read a `.env` file: copy the lines',
     '# you change there, without their `#`. The environment wins over `.env`.',
   ];
-  for (const key of keys) {
+  for (const [key, group] of byProcesses(vars)) {
     lines.push('', `# ---- ${key} ----`);
-    for (const v of groups.get(key).sort((a, b) => a.name.localeCompare(b.name))) {
-      let doc = v.doc ?? docs[v.name] ?? FALLBACK_MEANINGS[v.name] ?? '(no description)';
-      // a default that is a path inside this checkout is shown relative to it, so the file is
-      // the same in every clone
-      const text = (d) => {
-        if (d === undefined) return '';
-        const t = String(d);
-        return t === root || t.startsWith(`${root}${path.sep}`) ? path.relative(root, t) : t;
-      };
-      if (new Set(v.defaults.map(text)).size > 1) {
-        doc += ` (default: ${v.users.map((u, i) => `${u} ${text(v.defaults[i]) || 'unset'}`).join(', ')})`;
-      }
-      lines.push('', `# ${v.name}: ${doc}`, `# ${v.name}=${text(v.defaults[0])}`);
+    for (const v of group) lines.push('', `# ${v.name}: ${meaning(v)}`, `# ${v.name}=${defaultText(v.defaults[0])}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The ten variables a production deployment sets, first in docs/configuration.md, each with why.
+ * Every other variable has a default that fits.
+ */
+const THE_TEN = [
+  ['DATABASE_URL', 'where the gateway keeps tasks, money and keys'],
+  ['REDIS_URL', 'the job queues, rate limits and caches (with REDIS_CLUSTER for a cluster)'],
+  ['DASHSCOPE_API_KEY', 'your Alibaba Cloud Model Studio key: videos and image edits'],
+  ['ARK_API_KEY', 'your Volcengine Ark key: Seedream images (or UPSTREAM_CHANNELS for several vendor accounts)'],
+  ['PUBLIC_BASE_URL', 'the address customers reach the API at: the links in task objects and callbacks'],
+  ['MEDIA_SIGNING_SECRET', 'signs media links; required in production, the same on every process'],
+  ['MEDIA_DRIVER', 'where kept videos go: `s3` for more than one machine'],
+  ['SMTP_URL', 'sends verification and reset codes; without it they are only logged'],
+  ['METRICS_TOKEN', 'lets Prometheus scrape /metrics'],
+  ['TRUST_PROXY', 'behind a load balancer: which proxies to believe for the client address'],
+];
+
+const cell = (t) => String(t).replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+/** The text of docs/configuration.md: the ten first, then every variable by the processes that read it. */
+export function renderConfigurationDoc(vars) {
+  const missing = THE_TEN.map(([name]) => name).filter((name) => !vars.has(name));
+  if (missing.length) throw new Error(`the ten of docs/configuration.md name variables no schema has: ${missing.join(', ')}`);
+  const lines = [
+    '# Configuration',
+    '',
+    'Generated from the zod schemas by `pnpm env:example` (with `.env.example`); do not edit by hand.',
+    'Every process reads its variables from the environment and from a `.env` file in the working',
+    'directory (the environment wins). A process refuses to start on a missing or invalid variable and',
+    'names every one at once.',
+    '',
+    '## The ten you will set',
+    '',
+    '| variable | why |',
+    '|---|---|',
+    ...THE_TEN.map(([name, why]) => `| \`${name}\` | ${why} |`),
+    '',
+    '## Every variable',
+    '',
+    'Grouped by the processes that read it. `pnpm start` runs everything on one machine with these',
+    'defaults (and its own simulators, database and Redis).',
+  ];
+  for (const [key, group] of byProcesses(vars)) {
+    lines.push('', `### ${key}`, '', '| variable | default | meaning |', '|---|---|---|');
+    for (const v of group) {
+      const d = defaultText(v.defaults[0]);
+      lines.push(`| \`${v.name}\` | ${d ? `\`${cell(d)}\`` : ''} | ${cell(meaning(v))} |`);
     }
   }
   return `${lines.join('\n')}\n`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const text = await renderEnvExample();
+  const vars = await collectVariables();
+  const outputs = [
+    [file, await renderEnvExample(vars)],
+    [path.join(root, 'docs', 'configuration.md'), renderConfigurationDoc(vars)],
+  ];
   if (process.argv.includes('--check')) {
-    let current = '';
-    try {
-      current = readFileSync(file, 'utf8');
-    } catch {}
-    if (current !== text) {
-      const names = (t) => new Set([...t.matchAll(/^# ([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]));
+    let failed = false;
+    for (const [target, text] of outputs) {
+      let current = '';
+      try {
+        current = readFileSync(target, 'utf8');
+      } catch {}
+      if (current === text) continue;
+      failed = true;
+      const names = (t) => new Set([...t.matchAll(/^(?:# |\| `)([A-Z][A-Z0-9_]*)(?:=|` \|)/gm)].map((m) => m[1]));
       const want = names(text);
       const have = names(current);
       const missing = [...want].filter((n) => !have.has(n));
       const extra = [...have].filter((n) => !want.has(n));
       process.stderr.write(
-        `.env.example is out of date with the zod schemas${missing.length ? `; missing: ${missing.join(', ')}` : ''}${
+        `${path.relative(root, target)} is out of date with the zod schemas${missing.length ? `; missing: ${missing.join(', ')}` : ''}${
           extra.length ? `; no longer in any schema: ${extra.join(', ')}` : ''
-        }${missing.length || extra.length ? '' : ' (defaults or descriptions changed)'}. Run \`pnpm env:example\` and commit .env.example.\n`,
+        }${missing.length || extra.length ? '' : ' (defaults or descriptions changed)'}. Run \`pnpm env:example\` and commit it.\n`,
       );
-      process.exit(1);
     }
+    if (failed) process.exit(1);
   } else {
-    writeFileSync(file, text);
-    process.stderr.write(`wrote ${path.relative(process.cwd(), file) || file}\n`);
+    for (const [target, text] of outputs) {
+      writeFileSync(target, text);
+      process.stderr.write(`wrote ${path.relative(process.cwd(), target) || target}\n`);
+    }
   }
 }
