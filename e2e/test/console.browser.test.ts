@@ -1,6 +1,8 @@
 /// <reference lib="dom" />
 
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createMediaQueue } from '@mediagate/shared/queue';
 import {
@@ -196,6 +198,59 @@ describeBrowser('the web console in a browser', () => {
     await page.close();
   });
 
+  it('takes a new customer from the dashboard to a first successful call with only what the console shows', async () => {
+    const page = await user.newPage();
+    await page.goto(`${stack.apiUrl}/console`);
+    await page.getByRole('link', { name: 'Make a first call' }).click();
+    await page.getByRole('heading', { name: 'Quick start', level: 1 }).waitFor();
+    const baseUrl = ((await page.getByTestId('base-url').textContent()) ?? '').trim();
+    expect(baseUrl).toBe(`${stack.apiUrl}/v1`);
+    // the key is named by the prefix the customer saw it begin with, never shown whole
+    const prefix = ((await page.getByTestId('key-prefix').first().textContent()) ?? '').trim();
+    expect(prefix.startsWith(`${defaultKey.slice(0, 7)}...${defaultKey.slice(-4)}`)).toBe(true);
+    expect(await page.content()).not.toContain(defaultKey);
+    // what the test credit pays for, in words
+    await page
+      .getByTestId('test-credit-covers')
+      .getByText(/Your test credit of \$0\.05 covers 1 image\(s\) with seedream-4\.0/)
+      .waitFor();
+    await page.getByRole('link', { name: `${stack.apiUrl}/docs` }).waitFor();
+    await screenshot(page, 'quickstart');
+
+    // the free call, pasted into a shell as shown
+    const curl = (await page.getByTestId('snippet-models-curl').textContent()) ?? '';
+    const listed = execFileSync('sh', ['-c', curl], {
+      env: { ...process.env, MEDIAGATE_API_KEY: defaultKey },
+      encoding: 'utf8',
+    });
+    expect((JSON.parse(listed) as { data: Array<{ id: string }> }).data.length).toBeGreaterThan(0);
+    // the paid one, as the Node program shown, with the openai package
+    const imageCard = page.locator('.ant-card').filter({ has: page.getByTestId('test-credit-covers') });
+    await imageCard.getByRole('tab', { name: 'Node.js' }).click();
+    const program = (await page.getByTestId('snippet-image-node').textContent()) ?? '';
+    const file = path.join(__dirname, '..', '.test-results', 'first-call.mjs');
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, program);
+    const printed = execFileSync(process.execPath, [file], {
+      env: { ...process.env, MEDIAGATE_API_KEY: defaultKey },
+      encoding: 'utf8',
+    });
+    expect(printed.trim()).toMatch(/^https?:\/\//);
+    const balance = (await userFetch('/console/api/balance')).body as { balance_usd: number };
+    expect(balance.balance_usd).toBeCloseTo(0.02, 6);
+
+    // the models and prices the page names come from the catalog
+    await page.getByRole('link', { name: 'Models and pricing' }).first().click();
+    await page.getByRole('heading', { name: 'Models and pricing', level: 1 }).waitFor();
+    await page.getByTestId('price-seedream-4.0').getByText('$0.03 per image').waitFor();
+    await page
+      .getByTestId('price-wan2.6-i2v-flash-5s-720p')
+      .getByText('$0.25 per video with sound')
+      .waitFor();
+    await page.getByTestId('price-wan2.6-i2v-flash-5s-720p').getByText('$0.125 silent').waitFor();
+    await page.close();
+  });
+
   it('creates a key with limits, shows it once, and the openai client works with it', async () => {
     const page = await user.newPage();
     await page.goto(`${stack.apiUrl}/console/keys`);
@@ -301,12 +356,12 @@ describeBrowser('the web console in a browser', () => {
     const confirm = page.getByRole('dialog', { name: `Credit $20.00 to ${USER.email.toLowerCase()}?` });
     await confirm.getByRole('button', { name: 'Credit' }).click();
     await page.getByText('Credited', { exact: true }).waitFor();
-    await page.getByText('$20.05').waitFor();
+    await page.getByText('$20.02').waitFor();
     await page.close();
 
     const mine = await user.newPage();
     await mine.goto(`${stack.apiUrl}/console`);
-    await mine.getByText('$20.05').first().waitFor();
+    await mine.getByText('$20.02').first().waitFor();
     await mine.close();
   });
 
@@ -553,6 +608,8 @@ describeBrowser('the web console in a browser', () => {
     const anonymous = ['/login', '/signup', '/forgot-password'];
     const customer = [
       '/console',
+      '/console/quickstart',
+      '/console/models',
       '/console/keys',
       '/console/topup',
       '/console/billing',

@@ -43,7 +43,7 @@ export interface ApiDeps {
     | 'METRICS_TOKEN'
     | 'METRICS_PORT'
   > &
-    Partial<Pick<ApiConfig, 'CONSOLE_DIR'>> &
+    Partial<Pick<ApiConfig, 'CONSOLE_DIR' | 'PUBLIC_BASE_URL'>> &
     AccountsConfig &
     Partial<PaymentsApiConfig>;
   /** synchronous image calls through the upstream channels (charge, call with fail-over, refund) */

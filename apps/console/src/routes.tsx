@@ -36,6 +36,11 @@ export const routes = [
     },
     children: [
       { path: '/console', lazy: page(() => import('./pages/Dashboard'), 'DashboardPage') },
+      {
+        path: '/console/quickstart',
+        lazy: page(() => import('./pages/quickstart/QuickStart'), 'QuickStartPage'),
+      },
+      { path: '/console/models', lazy: page(() => import('./pages/models/Models'), 'ModelsPage') },
       { path: '/console/keys', lazy: page(() => import('./pages/Keys'), 'KeysPage') },
       { path: '/console/topup', lazy: page(() => import('./pages/TopUp'), 'TopUpPage') },
       { path: '/console/billing', lazy: page(() => import('./pages/Billing'), 'BillingPage') },

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
+import expressStaticGzip from 'express-static-gzip';
 import type { ApiDeps } from '../deps';
 
 /**
@@ -36,7 +37,8 @@ export interface ConsolePages {
 
 /**
  * The console's built files, served at / on the API's origin so its HttpOnly session cookie
- * reaches /console/api: hashed assets are cached for a year, and a browser asking for a page
+ * reaches /console/api: hashed assets are cached for a year and sent compressed (brotli or gzip, as
+ * the browser accepts), and a browser asking for a page
  * anywhere outside the API's paths (/login, /console/keys, /admin/accounts ...) gets index.html.
  * Null when the console has not been built (nothing is served then).
  */
@@ -52,13 +54,15 @@ export function loadConsolePages(deps: Pick<ApiDeps, 'config' | 'logger'>): Cons
     res.status(200).type('html').set('cache-control', 'no-cache').send(index);
   };
   const mount = (app: Express) => {
+    // the build's brotli and gzip copies (scripts/compress.mjs) to a browser that accepts them,
+    // brotli first; the file itself otherwise. `Vary: Accept-Encoding` keeps caches apart.
     app.use(
       '/assets',
-      express.static(path.join(dir, 'assets'), {
-        immutable: true,
-        maxAge: '365d',
+      expressStaticGzip(path.join(dir, 'assets'), {
+        enableBrotli: true,
+        orderPreference: ['br', 'gzip'],
         index: false,
-        redirect: false,
+        serveStatic: { immutable: true, maxAge: '365d', index: false, redirect: false },
       }),
     );
     const staticFiles = express.static(dir, { index: false, redirect: false });

@@ -1,3 +1,4 @@
+import type { CatalogModel, ModelCatalog } from '@mediagate/shared/catalog';
 import { listOf } from '@mediagate/shared/contracts';
 import type { Router } from 'express';
 import { z } from 'zod';
@@ -5,12 +6,84 @@ import type { ApiDeps } from '../deps';
 import { requireSession } from '../middleware/session';
 import { endpoint, type Route } from '../route';
 
-/** GET /console/api/models: the catalog's model ids and kinds, for the console's key limits. */
+const usd = (micro: number) => micro / 1_000_000;
+
+/** What one call of the model costs at list price: per image, or per task (duration × per-second price). */
+function priceOf(m: CatalogModel) {
+  if (m.kind === 'image')
+    return { unit: 'image' as const, price_usd: usd(m.priceMicroUsd), silent_price_usd: null };
+  return {
+    unit: 'task' as const,
+    price_usd: usd(m.durationSeconds * m.pricePerSecondMicroUsd.withAudio),
+    // a model whose sound is always on has one price
+    silent_price_usd: m.audioOptional ? usd(m.durationSeconds * m.pricePerSecondMicroUsd.silent) : null,
+  };
+}
+
+function modelView(m: CatalogModel) {
+  return {
+    object: 'model' as const,
+    id: m.id,
+    type: m.kind,
+    endpoints:
+      m.kind === 'video'
+        ? ['/v1/videos']
+        : m.input.max > 0
+          ? m.input.min > 0
+            ? ['/v1/images/edits']
+            : ['/v1/images/generations', '/v1/images/edits']
+          : ['/v1/images/generations'],
+    needs_image: m.kind === 'video' || (m.kind === 'image' && m.input.min > 0),
+    duration_seconds: m.kind === 'video' ? m.durationSeconds : null,
+    resolution: m.kind === 'video' ? m.resolution : null,
+    ...priceOf(m),
+  };
+}
+
+/**
+ * The first paid call a new account's test credit covers: the cheapest image model that makes an
+ * image from a prompt alone at or under the credit (the one call a connectivity check needs), or
+ * null when no model fits. Video models never fit a small credit (the cheapest is 0.125 USD).
+ */
+export function connectivityCheck(catalog: ModelCatalog, creditMicroUsd: number) {
+  const fitting = catalog.models
+    .filter((m) => m.kind === 'image' && m.input.min === 0 && m.priceMicroUsd <= creditMicroUsd)
+    .sort((a, b) => (a.kind === 'image' && b.kind === 'image' ? a.priceMicroUsd - b.priceMicroUsd : 0));
+  const m = fitting[0];
+  return m && m.kind === 'image'
+    ? { model: m.id, price_usd: usd(m.priceMicroUsd), calls: Math.floor(creditMicroUsd / m.priceMicroUsd) }
+    : null;
+}
+
+/**
+ * GET /console/api/models: the catalog's models with what one call costs (the models and pricing
+ * page, key limits). GET /console/api/quickstart: what a first call needs: the base URL, the
+ * reference's address, the test credit and the call it pays for.
+ */
 export function register(router: Router, deps: ApiDeps): void {
   router.get('/models', requireSession(deps), (_req, res) => {
+    res.status(200).json({ object: 'list', data: deps.catalog.models.map(modelView) });
+  });
+  router.get('/quickstart', requireSession(deps), (req, res) => {
+    const credit = Math.round(deps.config.SIGNUP_CREDIT_USD * 1_000_000);
+    const videos = deps.catalog.models.flatMap((m) =>
+      m.kind === 'video'
+        ? [
+            m.durationSeconds *
+              Math.min(
+                m.pricePerSecondMicroUsd.withAudio,
+                m.audioOptional ? m.pricePerSecondMicroUsd.silent : Infinity,
+              ),
+          ]
+        : [],
+    );
+    const base = (deps.config.PUBLIC_BASE_URL ?? `${req.protocol}://${req.get('host')}`).replace(/\/+$/, '');
     res.status(200).json({
-      object: 'list',
-      data: deps.catalog.models.map((m) => ({ object: 'model', id: m.id, type: m.kind })),
+      base_url: `${base}/v1`,
+      docs_url: `${base}/docs`,
+      test_credit_usd: usd(credit),
+      connectivity_check: connectivityCheck(deps.catalog, credit),
+      cheapest_video_usd: videos.length ? usd(Math.min(...videos)) : null,
     });
   });
 }
@@ -19,12 +92,47 @@ const consoleModel = z.object({
   object: z.literal('model'),
   id: z.string(),
   type: z.enum(['image', 'video']),
+  endpoints: z.array(z.string()),
+  needs_image: z.boolean().describe('the call needs an input image (image-to-video, editing)'),
+  duration_seconds: z.number().int().nullable(),
+  resolution: z.string().nullable(),
+  unit: z.enum(['image', 'task']).describe('what price_usd pays for: one image, or one video task'),
+  price_usd: z.number().describe('list price of one image, or of one video task with sound'),
+  silent_price_usd: z.number().nullable().describe('a silent video task, when the model can be silent'),
 });
 
-export const contract = endpoint('GET /console/api/models', 'Model ids of the catalog (for key limits)', {
-  tag: 'console',
-  auth: 'session',
-  200: listOf(consoleModel, 'ConsoleModelList'),
-});
+const quickstart = z
+  .object({
+    base_url: z.string().describe('the base URL an OpenAI client is given'),
+    docs_url: z.string(),
+    test_credit_usd: z.number().describe('the credit a new account gets at sign-up'),
+    connectivity_check: z
+      .object({
+        model: z.string(),
+        price_usd: z.number(),
+        calls: z.number().int().describe('how many such calls the test credit pays for'),
+      })
+      .nullable()
+      .describe('the cheapest call that makes something (an image from a prompt) within the test credit'),
+    cheapest_video_usd: z.number().nullable(),
+  })
+  .meta({ id: 'ConsoleQuickstart' });
 
-export const route: Route = { mount: '/console/api', contracts: [contract], register };
+export const contracts = [
+  endpoint('GET /console/api/models', 'The catalog with what one call of each model costs', {
+    tag: 'console',
+    auth: 'session',
+    200: listOf(consoleModel, 'ConsoleModelList'),
+  }),
+  endpoint(
+    'GET /console/api/quickstart',
+    'What a first call needs: base URL, test credit and the call it pays for',
+    {
+      tag: 'console',
+      auth: 'session',
+      200: quickstart,
+    },
+  ),
+];
+
+export const route: Route = { mount: '/console/api', contracts, register };

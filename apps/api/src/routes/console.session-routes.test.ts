@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { failTask } from '@mediagate/shared/tasks';
 import { listTaskDeliveries, type Resolver } from '@mediagate/shared/webhooks';
 import { Webhook } from 'standardwebhooks';
@@ -22,6 +23,9 @@ beforeAll(async () => {
   mkdirSync(path.join(pagesDir, 'assets'));
   writeFileSync(path.join(pagesDir, 'index.html'), '<!doctype html><div id="root"></div>');
   writeFileSync(path.join(pagesDir, 'assets', 'index-abc123.js'), 'console.log(1)');
+  // the build's compressed copies (apps/console/scripts/compress.mjs)
+  writeFileSync(path.join(pagesDir, 'assets', 'index-abc123.js.br'), brotliCompressSync('console.log(1)'));
+  writeFileSync(path.join(pagesDir, 'assets', 'index-abc123.js.gz'), gzipSync('console.log(1)'));
   writeFileSync(path.join(pagesDir, 'favicon.svg'), '<svg/>');
   api = await startTestApi({ resolve, CONSOLE_DIR: pagesDir, ssrfAllowCidrs: '127.0.0.0/8' });
 });
@@ -239,8 +243,39 @@ describe('spend summary and models', () => {
     )) as {
       data: Array<{ id: string; type: string }>;
     };
-    expect(body.data).toContainEqual({ object: 'model', id: 'wan2.6-i2v-flash-5s-720p', type: 'video' });
-    expect(body.data).toContainEqual({ object: 'model', id: 'seedream-4.0', type: 'image' });
+    expect(body.data).toContainEqual({
+      object: 'model',
+      id: 'wan2.6-i2v-flash-5s-720p',
+      type: 'video',
+      endpoints: ['/v1/videos'],
+      needs_image: true,
+      duration_seconds: 5,
+      resolution: '720P',
+      unit: 'task',
+      price_usd: 0.25,
+      silent_price_usd: 0.125,
+    });
+    expect(body.data).toContainEqual(
+      expect.objectContaining({ id: 'seedream-4.0', type: 'image', unit: 'image', price_usd: 0.03 }),
+    );
+  });
+
+  it('names what a first call needs and what the test credit pays for', async () => {
+    const a = await consoleAccount(api);
+    const body = (await expectContract(
+      await get('/quickstart', a.session),
+      contractFor('get /console/api/quickstart'),
+      200,
+    )) as Record<string, unknown>;
+    expect(body).toEqual({
+      base_url: expect.stringMatching(/^https?:\/\/.+\/v1$/),
+      docs_url: expect.stringMatching(/\/docs$/),
+      test_credit_usd: 0.05,
+      // the cheapest image from a prompt alone fits the 0.05 credit; no video does
+      connectivity_check: { model: 'seedream-4.0', price_usd: 0.03, calls: 1 },
+      cheapest_video_usd: 0.125,
+    });
+    await expectError(await get('/quickstart'), 401, 'invalid_session');
   });
 });
 
@@ -262,6 +297,20 @@ describe('the console pages at /', () => {
     const asset = await page('/assets/index-abc123.js', '*/*');
     expect(asset.status).toBe(200);
     expect(asset.headers.get('cache-control')).toMatch(/max-age=31536000, immutable/);
+    // compressed as the browser accepts: brotli first, gzip, or the file itself
+    for (const [accepts, encoding] of [
+      ['gzip, deflate, br', 'br'],
+      ['gzip', 'gzip'],
+      ['identity', null],
+    ] as const) {
+      const res = await fetch(`${api.url}/assets/index-abc123.js`, {
+        headers: { 'accept-encoding': accepts },
+      });
+      expect({ accepts, encoding: res.headers.get('content-encoding') }).toEqual({ accepts, encoding });
+      expect(res.headers.get('content-type')).toMatch(/javascript/);
+      expect(res.headers.get('vary')).toMatch(/Accept-Encoding/i);
+      expect(await res.text()).toBe('console.log(1)');
+    }
     expect((await page('/favicon.svg', '*/*')).status).toBe(200);
   });
 

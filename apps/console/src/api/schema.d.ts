@@ -676,8 +676,25 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Model ids of the catalog (for key limits) */
+    /** The catalog with what one call of each model costs */
     get: operations['getConsoleApiModels'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/quickstart': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What a first call needs: base URL, test credit and the call it pays for */
+    get: operations['getConsoleApiQuickstart'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1539,10 +1556,39 @@ export interface components {
         id: string;
         /** @enum {string} */
         type: 'image' | 'video';
+        endpoints: string[];
+        /** @description the call needs an input image (image-to-video, editing) */
+        needs_image: boolean;
+        duration_seconds: number | null;
+        resolution: string | null;
+        /**
+         * @description what price_usd pays for: one image, or one video task
+         * @enum {string}
+         */
+        unit: 'image' | 'task';
+        /** @description list price of one image, or of one video task with sound */
+        price_usd: number;
+        /** @description a silent video task, when the model can be silent */
+        silent_price_usd: number | null;
       }[];
       has_more?: boolean;
       first_id?: string | null;
       last_id?: string | null;
+    };
+    ConsoleQuickstart: {
+      /** @description the base URL an OpenAI client is given */
+      base_url: string;
+      docs_url: string;
+      /** @description the credit a new account gets at sign-up */
+      test_credit_usd: number;
+      /** @description the cheapest call that makes something (an image from a prompt) within the test credit */
+      connectivity_check: {
+        model: string;
+        price_usd: number;
+        /** @description how many such calls the test credit pays for */
+        calls: number;
+      } | null;
+      cheapest_video_usd: number | null;
     };
     WebhookTestResult: {
       object?: string;
@@ -3526,6 +3572,35 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ConsoleModelList'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiQuickstart: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConsoleQuickstart'];
         };
       };
       /** @description error (every non-2xx answer has this shape) */

@@ -120,6 +120,7 @@ export const en = {
   'dashboard.otherModel': 'other',
   'dashboard.calls': 'Calls',
   'dashboard.spent': 'Spent',
+  'dashboard.firstCall': 'Make a first call',
   'dashboard.testCreditTitle': 'Test credit',
   'dashboard.testCredit':
     'This account came with {amount} of test credit. It is meant for connectivity checks and development, not for production or public content delivery. Top up to use the service for real.',
@@ -364,6 +365,47 @@ export const en = {
   'queue.paused': 'Paused',
   'queue.failed': 'Failed',
   'queue.completed': 'Completed',
+  'nav.quickstart': 'Quick start',
+  'nav.models': 'Models and pricing',
+  'quickstart.intro':
+    'The gateway speaks the OpenAI API: point an OpenAI client (or curl) at the base URL below with one of your keys.',
+  'quickstart.baseUrl': 'Base URL',
+  'quickstart.keyTitle': 'Your key',
+  'quickstart.keyText':
+    'Every request carries a key as "Authorization: Bearer sk-...". The snippets read it from the environment variable {variable}; set it in your shell:',
+  'quickstart.yourKeys': 'Your keys (shown by their first and last characters):',
+  'quickstart.noKey': 'You have no active key.',
+  'quickstart.keyLost':
+    'A key is shown once, when it is made. If you did not keep yours, create a new one on the API keys page.',
+  'quickstart.createKey': 'Create a key',
+  'quickstart.step1': '1. Check the connection (free)',
+  'quickstart.step1Text': 'Lists the models your key may call. It costs nothing.',
+  'quickstart.step2': '2. Your first image ({price})',
+  'quickstart.step2Credit':
+    'Your test credit of {credit} covers {calls} image(s) with {model}: one paid call that proves the whole path works.',
+  'quickstart.step2Paid': 'Generates one image with {model}, the cheapest image model, for {price}.',
+  'quickstart.step3': '3. A video from an image (from {price})',
+  'quickstart.step3Text':
+    'Videos are made from an image URL and a prompt; the task runs for a minute or two. The test credit does not cover one: top up first. Watch the task on the Video tasks page or stream its events.',
+  'quickstart.noCheck': 'No image model costs {credit} or less: the test credit pays for free calls only.',
+  'quickstart.reference': 'API reference',
+  'quickstart.referenceText': 'Every route, parameter and error code:',
+  'quickstart.models': 'Models and pricing',
+  'models.intro': 'What one call of each model costs, at list price, in USD. A failed call is refunded.',
+  'models.all': 'All',
+  'models.images': 'Images',
+  'models.videos': 'Videos',
+  'models.id': 'Model',
+  'models.type': 'Kind',
+  'models.type.image': 'Image',
+  'models.type.video': 'Video',
+  'models.endpoint': 'Endpoint',
+  'models.needsImage': 'needs an input image',
+  'models.video': '{seconds} s, {resolution}',
+  'models.price': 'Price',
+  'models.perImage': '{price} per image',
+  'models.perTask': '{price} per video with sound',
+  'models.perTaskSilent': '{price} silent',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -1,5 +1,6 @@
 import {
   ApiOutlined,
+  AppstoreOutlined,
   AuditOutlined,
   BarChartOutlined,
   CloudServerOutlined,
@@ -9,6 +10,7 @@ import {
   LogoutOutlined,
   MenuOutlined,
   PlaySquareOutlined,
+  RocketOutlined,
   TeamOutlined,
   UnorderedListOutlined,
   UserOutlined,
@@ -47,6 +49,16 @@ export function ConsoleLayout() {
 
   const items: NonNullable<MenuProps['items']> = [
     { key: '/console', icon: <DashboardOutlined />, label: <Link to="/console">{t('nav.dashboard')}</Link> },
+    {
+      key: '/console/quickstart',
+      icon: <RocketOutlined />,
+      label: <Link to="/console/quickstart">{t('nav.quickstart')}</Link>,
+    },
+    {
+      key: '/console/models',
+      icon: <AppstoreOutlined />,
+      label: <Link to="/console/models">{t('nav.models')}</Link>,
+    },
     { key: '/console/keys', icon: <KeyOutlined />, label: <Link to="/console/keys">{t('nav.keys')}</Link> },
     {
       key: '/console/topup',

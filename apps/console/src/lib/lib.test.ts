@@ -210,3 +210,20 @@ describe('an exact dollar amount', () => {
     expect(formatUsdExact(usd)).toBe(text);
   });
 });
+
+describe('snippets', () => {
+  it('keeps the key out of the code and quotes what the shell would otherwise read', async () => {
+    const { snippet } = await import('./snippets');
+    const call = { kind: 'image' as const, model: 'seedream-4.0', prompt: "a boat's $HOME" };
+    const curl = snippet('curl', call, 'https://api.example.com/v1');
+    expect(curl).toContain('https://api.example.com/v1/images/generations');
+    expect(curl).toContain('Bearer $MEDIAGATE_API_KEY');
+    expect(curl).toContain(`'{"model":"seedream-4.0","prompt":"a boat'\\''s $HOME"}'`);
+    expect(snippet('python', call, 'https://api.example.com/v1')).toContain(
+      'os.environ["MEDIAGATE_API_KEY"]',
+    );
+    expect(snippet('node', call, 'https://api.example.com/v1')).toContain(
+      'apiKey: process.env.MEDIAGATE_API_KEY',
+    );
+  });
+});

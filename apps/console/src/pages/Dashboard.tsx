@@ -85,6 +85,11 @@ export function DashboardPage() {
           showIcon
           title={t('dashboard.testCreditTitle')}
           description={t('dashboard.testCredit', { amount: formatUsd(testCredit?.amount_usd) })}
+          action={
+            <Link to="/console/quickstart">
+              <Button type="primary">{t('dashboard.firstCall')}</Button>
+            </Link>
+          }
         />
       ) : null}
       <Row gutter={[16, 16]}>
