@@ -22,7 +22,7 @@ import { createSsrfPolicy, createSsrfSafeAgent } from '@mediagate/shared/webhook
 import { createCallbackProcessor } from './callbacks/dispatcher';
 import { HostLimiter } from './callbacks/host-limiter';
 import { envWithArgs, workerEnvSchema } from './config';
-import { startHealthServer } from './http-server';
+import { queueReadinessKeys, startHealthServer } from './http-server';
 import { createMediaCopyProcessor } from './media/copy-processor';
 import { startQueueWorker } from './queue-worker';
 import { startReconciler } from './reconciler';
@@ -211,6 +211,12 @@ async function main(): Promise<void> {
           redis,
           isAccepting: () => accepting,
           metrics,
+          // ready while the Redis nodes of this process's queues answer (each queue's slot master)
+          redisKeys: queueReadinessKeys(config.QUEUE_PREFIX, [
+            ...(roles.has('video') ? [QUEUE_NAMES.video, QUEUE_NAMES.media] : []),
+            ...(roles.has('callbacks') ? [QUEUE_NAMES.callbacks] : []),
+            ...(roles.has('reconciler') ? [QUEUE_NAMES.video, QUEUE_NAMES.callbacks, QUEUE_NAMES.media] : []),
+          ]),
         });
   if (health) {
     const addr = health.address();
