@@ -14,6 +14,14 @@ export const apiEnvSchema = baseEnvSchema
     HOST: z.string().default('0.0.0.0'),
     /** largest request body accepted, in bytes */
     BODY_LIMIT_BYTES: intFromEnv(1_048_576, 1024),
+    /**
+     * bytes of image and video request bodies one replica holds at once (counted before a body is
+     * read, until its answer is sent; past them a request is answered 429); at least the largest
+     * body limit. About 4 bytes of memory per byte held: 64 MiB keeps a replica under 512 MB.
+     */
+    BODY_IN_FLIGHT_BYTES: intFromEnv(64 * 1024 * 1024, 1024),
+    /** the same, of one account's requests on one replica; at least the largest body limit */
+    BODY_IN_FLIGHT_BYTES_PER_ACCOUNT: intFromEnv(50 * 1024 * 1024, 1024),
     /** a video task not finished after this long is failed (and refunded) */
     VIDEO_DEADLINE_MS: intFromEnv(30 * 60_000, 1_000),
     /** how long the API waits for Redis when enqueueing before it leaves the job to the reconciler */
@@ -61,6 +69,16 @@ export const apiEnvSchema = baseEnvSchema
   .superRefine((env, ctx) => {
     refineImageCallEnv(env, ctx);
     refineMediaEnv(env, ctx);
+    const largest = Math.max(env.BODY_LIMIT_BYTES, env.IMAGE_BODY_LIMIT_BYTES);
+    for (const name of ['BODY_IN_FLIGHT_BYTES', 'BODY_IN_FLIGHT_BYTES_PER_ACCOUNT'] as const) {
+      if (env[name] < largest) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message: `must be at least the largest body limit (${largest} bytes), or a request of that size is never taken`,
+        });
+      }
+    }
   });
 
 export type ApiConfig = z.output<typeof apiEnvSchema>;

@@ -16,6 +16,7 @@ import type { ApiConfig } from './config';
 import type { AccountsConfig } from './config-accounts';
 import type { PaymentsApiConfig } from './config-payments';
 import type { Mailer } from './mail/mailer';
+import type { BodyBudget } from './middleware/body-admission';
 import type { RateLimits } from './middleware/rate-limit';
 import type { PaymentProvider } from './payments/provider';
 import type { TaskEventHub } from './task-events';
@@ -52,6 +53,8 @@ export interface ApiDeps {
   videoUpstream: { channels: ChannelPool; client: DashScopeVideoClient };
   /** registration codes and account e-mail */
   mailer: Mailer;
+  /** the bytes of large request bodies this replica holds at once (image and video creates) */
+  bodyBudget: BodyBudget;
   /** fleet-wide request counters (Redis) */
   rateLimits: RateLimits;
   /** QR-code payment providers, reachable at /payments/<name>/notify */

@@ -21,6 +21,7 @@ import { createApiServer } from './http-server';
 import { listenForKeyChanges } from './key-revocations';
 import { createMailer } from './mail/mailer';
 import { drainUsageRecords } from './middleware/auth';
+import { bodyBudgetFor } from './middleware/body-admission';
 import { RateLimits, rateLimitConfig } from './middleware/rate-limit';
 import { createDevPaymentProvider, type PaymentProvider } from './payments/provider';
 import { buildMetricsApp } from './routes/metrics';
@@ -103,6 +104,7 @@ function main(): void {
   const deps: ApiDeps = {
     mailer,
     rateLimits,
+    bodyBudget: bodyBudgetFor(config),
     paymentProviders,
     qrProviders,
     database,

@@ -30,6 +30,7 @@ import { buildApp } from '../src/app';
 import { type ApiConfig, apiEnvSchema } from '../src/config';
 import type { ApiDeps } from '../src/deps';
 import { createMailer } from '../src/mail/mailer';
+import { bodyBudgetFor } from '../src/middleware/body-admission';
 import { RateLimits, rateLimitConfig } from '../src/middleware/rate-limit';
 import { createDevPaymentProvider } from '../src/payments/provider';
 import { TaskEventHub } from '../src/task-events';
@@ -121,6 +122,7 @@ export async function startTestApi(
     config,
     mailer,
     rateLimits: new RateLimits(redis, rateLimitConfig({ ...config, QUEUE_PREFIX: prefix }), logger),
+    bodyBudget: bodyBudgetFor(config),
     paymentProviders: config.PAYMENT_DEV_SECRET
       ? [createDevPaymentProvider(config.PAYMENT_DEV_SECRET, config.PAYMENT_SIGNATURE_TOLERANCE_S)]
       : [],
@@ -158,7 +160,13 @@ export async function startTestApi(
     replica: async () => {
       const taskCache = new LruCache<string, { accountId: string; json: string }>(1_000);
       const hub = await hubFor(taskCache);
-      const replicaDeps: ApiDeps = { ...deps, taskEvents: hub, taskCache, authCache: undefined };
+      const replicaDeps: ApiDeps = {
+        ...deps,
+        taskEvents: hub,
+        taskCache,
+        authCache: undefined,
+        bodyBudget: bodyBudgetFor(config),
+      };
       const s = await listen(buildApp(replicaDeps));
       const close = async () => {
         hub.closeStreams();

@@ -141,7 +141,7 @@ const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…(${s.
 /** A short, printable account of a request for failure messages (bodies can be megabytes). */
 export function describeRequest(req: FuzzRequest): string {
   const body = req.streamedForm
-    ? `(streamed form: ${req.streamedForm.map((p) => `${p.name}${p.filename ? ' (file)' : ''}=${p.bytes} B`).join(', ')})`
+    ? `(streamed form: ${req.streamedForm.map((p) => `${p.name}${p.filename ? ' (file)' : ''}=${p.value === undefined ? `${p.bytes} B` : JSON.stringify(p.value)}`).join(', ')})`
     : req.body === undefined
       ? '(no body)'
       : JSON.stringify(clip(Buffer.from(req.body).toString('latin1'), 600));

@@ -27,8 +27,21 @@ const FORM_FIELD_MAX_NESTING = 4;
 export function parseBody(opts: {
   limitBytes: number;
   multipart?: boolean;
-  /** file fields a multipart form may carry (kept in memory as `req.files[name]`) */
-  files?: { fields: string[]; maxCount: number; maxFileBytes: number };
+  /**
+   * file fields a multipart form may carry (kept in memory as `req.files[name]`); `tooMany` is
+   * asked as each file starts and each text field arrives, with the files so far and the text
+   * fields so far, and names why the form has too many files for what it asks (a 400 naming
+   * `param`, the rest of the form unread), or answers undefined
+   */
+  files?: {
+    fields: string[];
+    maxCount: number;
+    maxFileBytes: number;
+    tooMany?: (
+      files: number,
+      fields: Readonly<Record<string, string>>,
+    ) => { message: string; param: string } | undefined;
+  };
 }): RequestHandler[] {
   const json = express.json({ limit: opts.limitBytes, strict: false });
   const files = opts.files;
@@ -48,12 +61,22 @@ export function parseBody(opts: {
   const streamHandler = (req: Request, busboy: NodeJS.WritableStream) => {
     // busboy keeps at most a limit's worth of a part; refuse the request the moment one is passed,
     // instead of multer's way (drain the whole body, then report)
-    const refuse = (what: string) => refusals.get(req)?.(what);
+    const refuse = (what: string) => refusals.get(req)?.(tooLarge(what));
+    const fieldsSoFar: Record<string, string> = {};
+    let filesSoFar = 0;
+    const countFiles = () => {
+      const over = files?.tooMany?.(filesSoFar, fieldsSoFar);
+      if (over) refusals.get(req)?.(new ApiError('invalid_request', over.message, over.param));
+    };
     busboy.on(
       'field',
-      (name: string, _value: string, info: { nameTruncated: boolean; valueTruncated: boolean }) => {
+      (name: string, value: string, info: { nameTruncated: boolean; valueTruncated: boolean }) => {
         if (info.valueTruncated) refuse(`the form field '${name.slice(0, 100)}' is over ${fieldSize} bytes`);
         else if (info.nameTruncated) refuse(`a form field name is over ${FORM_FIELD_NAME_MAX_BYTES} bytes`);
+        else if (files?.tooMany) {
+          fieldsSoFar[name] = value;
+          countFiles();
+        }
       },
     );
     busboy.on('fieldsLimit', () => refuse(`the form has more than ${FORM_MAX_FIELDS} fields`));
@@ -62,6 +85,8 @@ export function parseBody(opts: {
       busboy.on('filesLimit', () => refuse(`the form has more than ${fileCount} files`));
       busboy.on('file', (name: string, stream: NodeJS.ReadableStream) => {
         stream.on('limit', () => refuse(`the file in '${name.slice(0, 100)}' is over ${fileSize} bytes`));
+        filesSoFar += 1;
+        countFiles();
       });
     }
     req.pipe(busboy);
@@ -86,8 +111,7 @@ export function parseBody(opts: {
       }
       const accepted = opts.multipart ? 'application/json or multipart/form-data' : 'application/json';
       // the body is not read: close the connection after the answer rather than drain it
-      res.setHeader('connection', 'close');
-      res.once('finish', () => lingerThenClose(req));
+      closeAfterAnswer(req, res);
       return next(
         new ApiError(
           'unsupported_media_type',
@@ -113,8 +137,16 @@ export function parseBody(opts: {
   return [chooser];
 }
 
+/**
+ * Asked with the bytes of a body received so far, for bodies sent without a length whose bytes are
+ * counted as they arrive (see admitBody): an error refuses the body at once.
+ */
+export const bodyGrowth: WeakMap<Request, (received: number) => ApiError | undefined> = new WeakMap();
+
 /** The refusal of each request whose form is being parsed (busboy's limit events call it). */
-const refusals = new WeakMap<Request, (what: string) => void>();
+const refusals = new WeakMap<Request, (err: ApiError) => void>();
+
+const tooLarge = (what: string) => new ApiError('request_too_large', `The request is too large: ${what}.`);
 
 /**
  * Counts the body's bytes as they arrive, whoever reads them. Returns the `next` to call once
@@ -128,12 +160,15 @@ function capBody(
   res: Response,
   next: NextFunction,
   limitBytes: number,
-): { settle: (err?: unknown) => void; refuse: (what: string) => void } | undefined {
+): { settle: (err?: unknown) => void; refuse: (err: ApiError) => void } | undefined {
   let settled = false;
   let received = 0;
+  const grow = bodyGrowth.get(req);
   const count = (chunk: Buffer) => {
     received += chunk.length;
-    if (received > limitBytes) refuse(overall);
+    if (received > limitBytes) return refuse(tooLarge(overall));
+    const refused = grow?.(received);
+    if (refused) refuse(refused);
   };
   const settle = (err?: unknown) => {
     if (settled) return;
@@ -141,22 +176,30 @@ function capBody(
     req.off('data', count);
     next(err);
   };
-  const refuse = (what: string) => {
+  const refuse = (err: ApiError) => {
     if (settled) return;
-    res.setHeader('connection', 'close');
     req.unpipe();
     req.pause();
-    res.once('finish', () => lingerThenClose(req));
-    settle(new ApiError('request_too_large', `The request is too large: ${what}.`));
+    closeAfterAnswer(req, res);
+    settle(err);
   };
   const overall = `the body is over the limit of ${limitBytes} bytes`;
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limitBytes) {
-    refuse(overall);
+    refuse(tooLarge(overall));
     return undefined;
   }
   req.on('data', count);
   return { settle, refuse };
+}
+
+/**
+ * For an answer given without reading the rest of the body: the connection closes after it
+ * (see lingerThenClose) instead of reading the body to its end to keep the connection alive.
+ */
+export function closeAfterAnswer(req: Request, res: Response): void {
+  if (!res.headersSent) res.setHeader('connection', 'close');
+  res.once('finish', () => lingerThenClose(req));
 }
 
 /** How long a refused request's remaining body is read and dropped before the connection is cut. */

@@ -13,6 +13,7 @@ import type { ApiDeps } from '../deps';
 import { answerImages, imageModelFor, objectBody } from '../image-answers';
 import { requireApiKey } from '../middleware/auth';
 import { parseBody } from '../middleware/body';
+import { admitBody, leastPriceAmong } from '../middleware/body-admission';
 import { requireModelAllowed } from '../model-permission';
 import { type ContractDeps, endpoint, type Route, type RouteContract } from '../route';
 
@@ -33,10 +34,30 @@ export function register(router: Router, deps: ApiDeps): void {
   router.post(
     '/images/edits',
     requireApiKey(deps),
+    admitBody(deps, {
+      limitBytes: deps.config.IMAGE_BODY_LIMIT_BYTES,
+      models: 'image model that edits',
+      leastPrice: leastPriceAmong(editModels.map((m) => ({ id: m.id, price: m.priceMicroUsd }))),
+    }),
     ...parseBody({
       limitBytes: deps.config.IMAGE_BODY_LIMIT_BYTES,
       multipart: true,
-      files: { fields: FILE_FIELDS, maxCount: maxFiles, maxFileBytes },
+      files: {
+        fields: FILE_FIELDS,
+        maxCount: maxFiles,
+        maxFileBytes,
+        // a form that names its model before its files hears of one file too many as it starts
+        tooMany: (files, fields) => {
+          const model = fields.model === undefined ? undefined : deps.catalog.image(fields.model);
+          if (!model || model.input.max === 0 || files <= model.input.max) return undefined;
+          const { min, max } = model.input;
+          const range = min === max ? `${min}` : `${min} to ${max}`;
+          return {
+            message: `${model.id} takes ${range} image${max === 1 ? '' : 's'}; this form has more.`,
+            param: 'image',
+          };
+        },
+      },
     }),
     async (req, res) => {
       const body = objectBody(req.body);

@@ -5,6 +5,7 @@ import type { ApiDeps } from '../deps';
 import { answerImages, imageModelFor, objectBody } from '../image-answers';
 import { requireApiKey } from '../middleware/auth';
 import { parseBody } from '../middleware/body';
+import { admitBody, leastPriceAmong } from '../middleware/body-admission';
 import { requireModelAllowed } from '../model-permission';
 import { type ContractDeps, endpoint, type Route, type RouteContract } from '../route';
 
@@ -17,6 +18,11 @@ export function register(router: Router, deps: ApiDeps): void {
   router.post(
     '/images/generations',
     requireApiKey(deps),
+    admitBody(deps, {
+      limitBytes: deps.config.IMAGE_BODY_LIMIT_BYTES,
+      models: 'image model',
+      leastPrice: leastPriceAmong(deps.catalog.images().map((m) => ({ id: m.id, price: m.priceMicroUsd }))),
+    }),
     ...parseBody({ limitBytes: deps.config.IMAGE_BODY_LIMIT_BYTES }),
     async (req, res) => {
       const body = objectBody(req.body);
@@ -34,8 +40,9 @@ export const contracts = ({ catalog }: ContractDeps): RouteContract[] => [
     auth: 'apiKey',
     body: imageRequestSchema(catalog.images()),
     200: imagesResponse,
-    402: 'balance or key quota too low',
-    429: 'rate limited (Retry-After)',
+    402: 'balance or key quota too low (before the body is read when it cannot pay for the cheapest image)',
+    403: 'the key may not use the model (or any image model)',
+    429: 'rate limited, or too many request bodies in flight for the account or the server (Retry-After)',
   }),
 ];
 

@@ -19,6 +19,7 @@ import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { principalOf, requireApiKey } from '../middleware/auth';
 import { parseBody } from '../middleware/body';
+import { admitBody, leastPriceAmong } from '../middleware/body-admission';
 import { requireModelAllowed } from '../model-permission';
 import { requirePublicUrls } from '../public-urls';
 import { endpoint, ok, type Route } from '../route';
@@ -158,6 +159,19 @@ export function register(router: Router, deps: ApiDeps): void {
   router.post(
     '/videos',
     requireApiKey(deps),
+    admitBody(deps, {
+      limitBytes: deps.config.BODY_LIMIT_BYTES,
+      models: 'video model',
+      leastPrice: leastPriceAmong(
+        deps.catalog.models.flatMap((m) =>
+          m.kind === 'video'
+            ? [{ id: m.id, price: Math.min(videoTaskPrice(m, false), videoTaskPrice(m, true)) }]
+            : [],
+        ),
+      ),
+      // a replay of an earlier create is answered whatever the balance is now
+      skipPaymentCheck: (req) => req.header('idempotency-key') !== undefined,
+    }),
     ...parseBody({ limitBytes: deps.config.BODY_LIMIT_BYTES, multipart: true }),
     async (req, res) => {
       const principal = principalOf(req);

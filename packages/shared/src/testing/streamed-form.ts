@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 
-/** One part of a generated form: `bytes` of filler, as a text field or (with `filename`) a file. */
-export interface GeneratedPart {
-  name: string;
-  bytes: number;
-  filename?: string;
-}
+/**
+ * One part of a generated form: `bytes` of filler, as a text field or (with `filename`) a file;
+ * or a text field's `value` (then `bytes` is left out).
+ */
+export type GeneratedPart = { name: string; filename?: string } & (
+  | { bytes: number; value?: undefined }
+  | { value: string; bytes?: undefined }
+);
 
 export interface StreamedFormResult {
   /** the answer's status, or null when the connection ended without one */
@@ -20,6 +22,9 @@ export interface StreamedFormResult {
 }
 
 const CHUNK = Buffer.alloc(64 * 1024, 0x61);
+
+/** A piece of a generated body: bytes sent as they are, or `{ bytes }` of filler ('a', valid base64 too). */
+export type BodyPiece = Buffer | string | { bytes: number };
 
 /**
  * POSTs a multipart form whose parts are generated while they are written (the test process
@@ -38,16 +43,35 @@ export function sendStreamedForm(
   },
 ): Promise<StreamedFormResult> {
   const boundary = `----mgform${Math.random().toString(16).slice(2)}`;
-  const heads = opts.parts.map((p, i) =>
-    Buffer.from(
-      `${i === 0 ? '' : '\r\n'}--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"` +
-        (p.filename ? `; filename="${p.filename}"\r\nContent-Type: application/octet-stream` : '') +
-        '\r\n\r\n',
-    ),
-  );
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  const totalBytes =
-    heads.reduce((n, h) => n + h.length, 0) + opts.parts.reduce((n, p) => n + p.bytes, 0) + tail.length;
+  const pieces: BodyPiece[] = opts.parts.flatMap((p, i) => [
+    `${i === 0 ? '' : '\r\n'}--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"` +
+      (p.filename ? `; filename="${p.filename}"\r\nContent-Type: application/octet-stream` : '') +
+      '\r\n\r\n',
+    p.value === undefined ? { bytes: p.bytes } : p.value,
+  ]);
+  pieces.push(`\r\n--${boundary}--\r\n`);
+  return sendStreamedBody(url, { ...opts, pieces, contentType: `multipart/form-data; boundary=${boundary}` });
+}
+
+/**
+ * POSTs a body made of `pieces`, filler generated while it is written (the test process never
+ * holds it), honouring back-pressure, and stops writing once the server answers or closes the
+ * connection: `sentBytes` says how much of the body the server let in. With `declareLength` the
+ * total is sent as Content-Length, otherwise the body is chunked.
+ */
+export function sendStreamedBody(
+  url: string,
+  opts: {
+    pieces: BodyPiece[];
+    contentType: string;
+    headers?: Record<string, string>;
+    method?: string;
+    declareLength?: boolean;
+    timeoutMs?: number;
+  },
+): Promise<StreamedFormResult> {
+  const pieces = opts.pieces.map((p) => (typeof p === 'string' ? Buffer.from(p) : p));
+  const totalBytes = pieces.reduce((n, p) => n + (Buffer.isBuffer(p) ? p.length : p.bytes), 0);
   return new Promise((resolve) => {
     let sentBytes = 0;
     let answered = false;
@@ -65,7 +89,7 @@ export function sendStreamedForm(
     const req = http.request(url, {
       method: opts.method ?? 'POST',
       headers: {
-        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-type': opts.contentType,
         ...(opts.declareLength ? { 'content-length': String(totalBytes) } : {}),
         ...opts.headers,
       },
@@ -103,13 +127,16 @@ export function sendStreamedForm(
           req.once('drain', go);
           req.once('close', stop);
         });
-      for (let i = 0; i < opts.parts.length; i++) {
-        if (!(await send(heads[i]!))) return;
-        for (let left = opts.parts[i]!.bytes; left > 0; left -= CHUNK.length) {
+      for (const piece of pieces) {
+        if (Buffer.isBuffer(piece)) {
+          if (!(await send(piece))) return;
+          continue;
+        }
+        for (let left = piece.bytes; left > 0; left -= CHUNK.length) {
           if (!(await send(left >= CHUNK.length ? CHUNK : CHUNK.subarray(0, left)))) return;
         }
       }
-      if (await send(tail)) req.end();
+      req.end();
     };
     void write();
   });
