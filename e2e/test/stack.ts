@@ -63,6 +63,8 @@ export async function startStack(
     simEnv?: Record<string, string>;
     /** the URL the processes reach the stack's database by (e.g. through a pooler); checks stay direct */
     databaseUrl?: (direct: string) => string;
+    /** flags for the API's node besides the shipped ones (e.g. the heap size of a memory-limited container) */
+    apiNodeArgs?: string[];
   } = {},
 ): Promise<Stack> {
   const redisUrl = opts.env?.REDIS_URL ?? (await testServiceUrls()).redisUrl;
@@ -104,6 +106,7 @@ export async function startStack(
     extra: Record<string, string>,
     args: string[] = [],
     ready = true,
+    nodeArgs: string[] = [],
   ) => {
     const port = extra.PORT ?? extra.SIM_PORT ?? String(await freePort());
     const p = await startProcess({
@@ -112,6 +115,7 @@ export async function startStack(
       args,
       env: { ...env, WORKER_HTTP_PORT: port, ...extra },
       readyUrl: ready ? `http://127.0.0.1:${port}/${name === 'sim' ? 'healthz' : 'readyz'}` : undefined,
+      nodeArgs,
     });
     procs.push(p);
     return p;
@@ -130,7 +134,14 @@ export async function startStack(
     LOG_LEVEL: 'warn',
     ...opts.simEnv,
   });
-  const apiProcess = await start('api', ENTRIES.api, { PORT: String(apiPort), HOST: '127.0.0.1' });
+  const apiProcess = await start(
+    'api',
+    ENTRIES.api,
+    { PORT: String(apiPort), HOST: '127.0.0.1' },
+    [],
+    true,
+    opts.apiNodeArgs,
+  );
   const addWorker = async () => {
     const w = await start(`video-${workers.length + 1}`, ENTRIES.worker, {}, ['--role=video']);
     workers.push(w);
