@@ -1,7 +1,7 @@
 import { refuseUnaffordable } from '@mediagate/shared/billing';
+import type { Database } from '@mediagate/shared/db';
 import { ApiError } from '@mediagate/shared/errors';
 import type { Request, RequestHandler } from 'express';
-import type { ApiDeps } from '../deps';
 import { principalOf } from './auth';
 import { bodyGrowth, closeAfterAnswer } from './body';
 
@@ -111,7 +111,7 @@ function busy(budget: BodyBudget, accountId: string, cap: 'account' | 'replica')
  * route's own checks (the model named, its price) still follow the parse.
  */
 export function admitBody(
-  deps: Pick<ApiDeps, 'database' | 'bodyBudget'>,
+  deps: { database: Database; bodyBudget: BodyBudget },
   opts: {
     limitBytes: number;
     /** the least price of a call to this route with the models `allowedModels` permits; null when none */
