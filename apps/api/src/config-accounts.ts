@@ -37,6 +37,11 @@ export const accountsEnvShape = {
   AUTH_LIMIT_PER_EMAIL: intFromEnv(10, 1),
   AUTH_LIMIT_PER_IP: intFromEnv(100, 1),
   AUTH_LIMIT_WINDOW_S: intFromEnv(900, 1),
+  /**
+   * the longest spacing of login attempts on an account past AUTH_LIMIT_PER_EMAIL wrong passwords
+   * (from any address) in the window; addresses it signed in from lately are not spaced
+   */
+  AUTH_LOGIN_BACKOFF_MAX_S: intFromEnv(30, 1),
   TOPUP_MIN_USD: usd(7),
   /** a single top-up of at least this many USD earns TOPUP_BONUS_PERCENT as a bonus entry */
   TOPUP_BONUS_THRESHOLD_USD: usd(100),

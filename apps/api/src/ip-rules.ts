@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { addressGroup } from '@mediagate/shared/http';
 import type { Request } from 'express';
 
 /** An IP or CIDR block as written in a key's allow-list, checked. Null when it is not one. */
@@ -37,3 +38,6 @@ export function ipAllowed(ip: string, rules: readonly string[]): boolean {
 
 /** The caller's address as the rate limits and logs see it (behind trusted proxies: the client's). */
 export const clientIp = (req: Request): string => normalizeIp(req.ip) || 'unknown';
+
+/** What per-address limits count the request by: its address, an IPv6 one by its /64. */
+export const clientAddressGroup = (req: Request): string => addressGroup(clientIp(req));

@@ -169,6 +169,7 @@ function main(): void {
       await videoQueue.close();
       await callbacksQueue.close();
       await upstreams.close();
+      await mailer.drain(); // mails answered before the shutdown still leave
       mailer.close();
       redis.disconnect();
       await drainUsageRecords(database);

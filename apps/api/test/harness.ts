@@ -199,6 +199,7 @@ export async function startTestApi(
       await videoQueue.close();
       await callbacksQueue.close();
       await upstreams.close();
+      await mailer.drain();
       mailer.close();
       await deleteRateLimitKeys(redis, prefix);
       redis.disconnect();

@@ -10,7 +10,32 @@ export interface MailMessage {
 /** Sends e-mail. `send` resolves once the message was accepted for delivery, or throws. */
 export interface Mailer {
   send(message: MailMessage): Promise<void>;
+  /**
+   * Runs `job` (work that ends in a `send`) off the request path: the request answers without
+   * waiting for it, and a failure is logged under `what`, never thrown. `drain` waits for it.
+   */
+  sendLater(what: string, job: () => Promise<void>): void;
+  /** Waits until every job `sendLater` started has ended (shutdown). */
+  drain(): Promise<void>;
   close(): void;
+}
+
+/** `send` and `close` with the background jobs of `sendLater` around them. */
+function withBackground(base: Pick<Mailer, 'send' | 'close'>, logger: Logger): Mailer {
+  const running = new Set<Promise<void>>();
+  return {
+    ...base,
+    sendLater: (what, job) => {
+      const p: Promise<void> = Promise.resolve()
+        .then(job)
+        .catch((err: unknown) => logger.error({ err }, `could not send the ${what} e-mail`))
+        .finally(() => running.delete(p));
+      running.add(p);
+    },
+    drain: async () => {
+      while (running.size > 0) await Promise.allSettled([...running]);
+    },
+  };
 }
 
 /**
@@ -20,15 +45,18 @@ export interface Mailer {
 export function createMailer(opts: { smtpUrl?: string; from: string; logger: Logger }): Mailer {
   if (!opts.smtpUrl) {
     opts.logger.warn('SMTP_URL is not set: e-mails are written to the log instead of being sent');
-    return {
-      send: async (m) => {
-        opts.logger.info(
-          { mail: { to: m.to, subject: m.subject, text: m.text } },
-          `dev mail to ${m.to}: ${m.subject}`,
-        );
+    return withBackground(
+      {
+        send: async (m) => {
+          opts.logger.info(
+            { mail: { to: m.to, subject: m.subject, text: m.text } },
+            `dev mail to ${m.to}: ${m.subject}`,
+          );
+        },
+        close: () => {},
       },
-      close: () => {},
-    };
+      opts.logger,
+    );
   }
   const url = new URL(opts.smtpUrl);
   const secure = url.protocol === 'smtps:';
@@ -46,12 +74,15 @@ export function createMailer(opts: { smtpUrl?: string; from: string; logger: Log
     },
     { from: opts.from },
   );
-  return {
-    send: async (m) => {
-      await transport.sendMail({ to: m.to, subject: m.subject, text: m.text });
+  return withBackground(
+    {
+      send: async (m) => {
+        await transport.sendMail({ to: m.to, subject: m.subject, text: m.text });
+      },
+      close: () => transport.close(),
     },
-    close: () => transport.close(),
-  };
+    opts.logger,
+  );
 }
 
 /** The e-mail carrying a registration code. */

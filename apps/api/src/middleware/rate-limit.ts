@@ -13,6 +13,8 @@ export interface RateLimitConfig {
   authPerEmail: number;
   authPerIp: number;
   authWindowSeconds: number;
+  /** the longest wait the per-account login backoff asks for, in seconds */
+  loginBackoffMaxSeconds: number;
 }
 
 /** The rate-limit settings of the environment; counters live under the deployment's QUEUE_PREFIX. */
@@ -24,6 +26,7 @@ export function rateLimitConfig(config: AccountsConfig & { QUEUE_PREFIX: string 
     authPerEmail: config.AUTH_LIMIT_PER_EMAIL,
     authPerIp: config.AUTH_LIMIT_PER_IP,
     authWindowSeconds: config.AUTH_LIMIT_WINDOW_S,
+    loginBackoffMaxSeconds: config.AUTH_LOGIN_BACKOFF_MAX_S,
   };
 }
 
@@ -86,10 +89,11 @@ export class RateLimits {
   }
 
   /**
-   * Counts an attempt of `action` for the e-mail and for the IP (brute-force protection);
-   * throws a 429 with Retry-After when either is over its limit. A login counts the e-mail per
-   * source address (the pair), so failures from one address cannot lock the owner out from
-   * another: whoever does not share the attacker's address still gets in with the password.
+   * Counts an attempt of `action` for the e-mail and for the source address (brute-force
+   * protection); throws a 429 with Retry-After when either is over its limit. `ip` is the address
+   * group (addressGroup: an IPv6 /64). A login and both steps of a password reset count the
+   * e-mail per source address (the pair), so attempts from one address cannot lock the owner out
+   * from another: a login's ceiling per account is `loginBackoff`, a reset code's its own tries.
    */
   async authAttempt(action: AuthAction, email: string, ip: string): Promise<void> {
     const window = this.config.authWindowSeconds;
@@ -102,6 +106,79 @@ export class RateLimits {
     ]);
     const blocked = [byEmail, byIp].find((o) => o && !o.allowed);
     if (blocked) throw rateLimited(blocked.res, 'Too many attempts. Wait and try again later.');
+  }
+
+  /**
+   * The per-account login backoff, checked before a password is. Attempts on an account from
+   * addresses it has not signed in from are counted as they arrive (a right password takes its
+   * count back; the count is forgotten `authWindowSeconds` after the last one). Past
+   * `authPerEmail` of them, attempts are spaced: 1 s, doubling with each further one up to
+   * `loginBackoffMaxSeconds`; an attempt inside the spacing is refused with 429 and Retry-After
+   * before its password is checked, so guesses in parallel from many addresses get no more tries
+   * than one patient guesser. Addresses (groups) the account signed in from within 30 days are
+   * not spaced: the owner's usual place is never slowed by someone else's guesses, and from a new
+   * place the owner waits at most `loginBackoffMaxSeconds`; the account is never locked. With
+   * Redis unreachable the backoff is skipped (the per-address limits still count in memory).
+   */
+  async loginBackoff(email: string, ip: string): Promise<{ counted: boolean }> {
+    if (this.redisAway()) return { counted: false };
+    const now = Date.now();
+    try {
+      const known = await this.redis.zscore(this.loginKey('known', email), ip);
+      if (known !== null && Number(known) > now - KNOWN_ADDRESS_MS) return { counted: false };
+      const waitMs = Number(
+        await this.redis.eval(
+          BACKOFF_SCRIPT,
+          1,
+          this.loginKey('backoff', email),
+          String(now),
+          String(this.config.authPerEmail),
+          String(this.config.loginBackoffMaxSeconds * 1000),
+          String(this.config.authWindowSeconds * 1000),
+        ),
+      );
+      if (waitMs > 0) {
+        throw new ApiError(
+          'rate_limit_exceeded',
+          'Too many wrong passwords for this account lately: wait and try again.',
+          undefined,
+          { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) },
+        );
+      }
+      return { counted: true };
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      this.logger.warn({ err }, 'login backoff unavailable; attempt not spaced');
+      return { counted: false };
+    }
+  }
+
+  /**
+   * A right password for `email` from `ip` (its group): the attempt `loginBackoff` counted is
+   * taken back, and the address is the account's from now on (not spaced by its backoff).
+   */
+  async loginSucceeded(email: string, ip: string, attempt: { counted: boolean }): Promise<void> {
+    await this.clearAuthAttempts('login', email, ip);
+    if (this.redisAway()) return;
+    const known = this.loginKey('known', email);
+    const tx = this.redis
+      .multi()
+      .zadd(known, Date.now(), ip)
+      .zremrangebyrank(known, 0, -(KNOWN_ADDRESSES + 1))
+      .pexpire(known, KNOWN_ADDRESS_MS);
+    if (attempt.counted) tx.eval(UNCOUNT_SCRIPT, 1, this.loginKey('backoff', email));
+    await tx
+      .exec()
+      .catch((err: unknown) => this.logger.warn({ err }, 'could not remember the sign-in address'));
+  }
+
+  private loginKey(kind: 'backoff' | 'known', email: string): string {
+    return `rl:${this.config.prefix}:login-${kind}:${email}`;
+  }
+
+  private redisAway(): boolean {
+    const status = this.redis.status;
+    return status === 'reconnecting' || status === 'close' || status === 'end';
   }
 
   /** Forgets the failed attempts of `action` for the e-mail from this address (after a successful login). */
@@ -129,9 +206,48 @@ export class RateLimits {
   }
 }
 
-/** Login attempts count per (e-mail, address); registration and codes per e-mail (mail bombing). */
+/**
+ * Logins and password resets count per (e-mail, address); registration and its codes per e-mail
+ * (mail bombing; a reset's mail is bounded by its cool-down instead).
+ */
+const PER_PAIR: ReadonlySet<AuthAction> = new Set(['login', 'reset', 'reset-verify']);
 const emailKey = (action: AuthAction, email: string, ip: string): string =>
-  action === 'login' ? `${email}|${ip}` : email;
+  PER_PAIR.has(action) ? `${email}|${ip}` : email;
+
+/** How long, and how many, addresses an account signed in from stay exempt from its backoff. */
+const KNOWN_ADDRESS_MS = 30 * 24 * 3_600_000;
+const KNOWN_ADDRESSES = 10;
+
+/**
+ * One hash per account: `fails` (attempts from addresses not its own, each counted before its
+ * password is checked, so a burst of parallel guesses is counted as it arrives; a right one is
+ * taken back) and `next` (the earliest time of the next attempt), forgotten ARGV[4] ms after the
+ * last attempt. Below ARGV[2]: go. Past it: refuse with the wait left when the next attempt is not
+ * due yet, else take this turn and set the next one 2^(fails - free) seconds on (at most ARGV[3]
+ * ms). Returns the wait in ms, 0 = go (counted).
+ */
+const BACKOFF_SCRIPT = `
+local now = tonumber(ARGV[1])
+local free = tonumber(ARGV[2])
+local maxMs = tonumber(ARGV[3])
+local fails = tonumber(redis.call('HGET', KEYS[1], 'fails') or '0')
+if fails >= free then
+  local nextAt = tonumber(redis.call('HGET', KEYS[1], 'next') or '0')
+  if now < nextAt then return nextAt - now end
+  local spacing = math.min(maxMs, 1000 * 2 ^ math.min(fails - free, 30))
+  redis.call('HSET', KEYS[1], 'next', now + spacing)
+end
+redis.call('HINCRBY', KEYS[1], 'fails', 1)
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]))
+return 0
+`;
+
+/** Takes back one counted attempt (it had the right password). */
+const UNCOUNT_SCRIPT = `
+local fails = tonumber(redis.call('HGET', KEYS[1], 'fails') or '0')
+if fails > 0 then redis.call('HINCRBY', KEYS[1], 'fails', -1) end
+return 0
+`;
 
 function rateLimited(res: RateLimiterRes, message: string): ApiError {
   const seconds = String(Math.max(1, Math.ceil(res.msBeforeNext / 1000)));

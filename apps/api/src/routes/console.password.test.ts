@@ -81,7 +81,7 @@ describe('POST /console/api/password/forgot and /reset', () => {
       400,
       'invalid_request',
     );
-    expect(err.message).toMatch(/wrong, or no reset was asked/);
+    expect(err.message).toMatch(/wrong or no longer valid.*or no reset was asked/);
   });
 
   it('counts wrong codes, and after the allowed tries the right code no longer works', async () => {
@@ -101,7 +101,7 @@ describe('POST /console/api/password/forgot and /reset', () => {
       400,
       'invalid_request',
     );
-    expect(last.message).toMatch(/Too many wrong codes/);
+    expect(last.message).toMatch(/wrong or no longer valid/);
     await expectError(
       await post('/password/reset', { email: a.email, code, password: 'new password 1' }),
       400,
@@ -183,5 +183,133 @@ describe('POST /console/api/password/change', () => {
       'invalid_request',
     );
     expect(short.param).toBe('new_password');
+  });
+});
+
+describe('password reset tells nobody whether an address has an account', () => {
+  let slow: TestSmtp;
+  let slowApi: TestApi;
+  beforeAll(async () => {
+    // a mail server that takes 80 ms over each reply (connection, sender, recipient, message)
+    slow = await startTestSmtp({ replyDelayMs: 80 });
+    slowApi = await startTestApi({
+      SMTP_URL: slow.url,
+      AUTH_LIMIT_PER_EMAIL: 50,
+      AUTH_LIMIT_PER_IP: 1_000,
+      VERIFICATION_MAX_ATTEMPTS: 3,
+    });
+  });
+  afterAll(async () => {
+    await slowApi.close();
+    await slow.close();
+  });
+  const slowPost = (path: string, json: unknown) => call(slowApi, 'POST', `/console/api${path}`, { json });
+
+  it('answers "forgot" for an account as fast as for an unknown address, and mails the code after the answer', async () => {
+    const known = await Promise.all(Array.from({ length: 20 }, () => consoleAccount(slowApi)));
+    const timed = async (email: string) => {
+      const started = performance.now();
+      const res = await slowPost('/password/forgot', { email });
+      const body = (await res.json()) as Record<string, unknown>;
+      return { ms: performance.now() - started, status: res.status, body: { ...body, email: undefined } };
+    };
+    const knownRuns: Awaited<ReturnType<typeof timed>>[] = [];
+    const unknownRuns: Awaited<ReturnType<typeof timed>>[] = [];
+    for (const [i, account] of known.entries()) {
+      // interleaved, so load on the machine falls on both alike
+      unknownRuns.push(await timed(`nobody-${i}-${Date.now()}@example.test`));
+      knownRuns.push(await timed(account.email));
+    }
+    for (const run of [...knownRuns, ...unknownRuns]) {
+      expect(run.status).toBe(202);
+      expect(run.body).toEqual(unknownRuns[0]!.body);
+    }
+    const median = (runs: { ms: number }[]) => runs.map((r) => r.ms).sort((a, b) => a - b)[runs.length >> 1]!;
+    const [k, u] = [median(knownRuns), median(unknownRuns)];
+    process.stderr.write(
+      `forgot with an 80 ms SMTP server: median ${k.toFixed(1)} ms (account), ${u.toFixed(1)} ms (unknown)\n`,
+    );
+    // sending the mail takes at least 4 replies of 80 ms (320 ms): any of it on the request path shows
+    expect(Math.abs(k - u)).toBeLessThan(160);
+    // and every account still gets its code
+    for (const account of known) await slow.nextMail(account.email, 0);
+  }, 120_000);
+
+  it('answers wrong codes, and codes past their tries, alike for an account and an unknown address', async () => {
+    const account = await consoleAccount(slowApi);
+    const unknown = `nobody-${Date.now()}@example.test`;
+    await slowPost('/password/forgot', { email: account.email });
+    await slowPost('/password/forgot', { email: unknown });
+    const code = /password reset code is (\d{6})/.exec((await slow.nextMail(account.email, 0)).raw)![1]!;
+    const wrong = code === '000000' ? '111111' : '000000';
+    const answers = async (email: string) => {
+      const out: unknown[] = [];
+      // past the 3 tries allowed, with the right code last
+      for (const c of [wrong, wrong, wrong, wrong, wrong, code]) {
+        const res = await slowPost('/password/reset', { email, code: c, password: 'a new password 42' });
+        out.push({ status: res.status, body: await res.json() });
+      }
+      return out;
+    };
+    const forAccount = await answers(account.email);
+    const forUnknown = await answers(unknown);
+    expect(forAccount).toEqual(forUnknown);
+    expect(forAccount[5]).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_request', param: 'code' } },
+    });
+  });
+});
+
+describe('junk reset attempts from other addresses do not lock the owner out', () => {
+  let proxied: TestApi;
+  beforeAll(async () => {
+    // behind a proxy, so each request can come from its own address
+    proxied = await startTestApi({
+      SMTP_URL: smtp.url,
+      TRUST_PROXY: 'true',
+      AUTH_LIMIT_PER_EMAIL: 5,
+      AUTH_LIMIT_PER_IP: 100,
+      VERIFICATION_MAX_ATTEMPTS: 3,
+      VERIFICATION_RESEND_COOLDOWN_MS: 0,
+    });
+  });
+  afterAll(() => proxied.close());
+  const from = (address: string, path: string, json: unknown) =>
+    call(proxied, 'POST', `/console/api${path}`, { json, headers: { 'x-forwarded-for': address } });
+
+  it("lets the owner's freshly mailed code through after junk from ten addresses", async () => {
+    const owner = await consoleAccount(proxied);
+    for (let i = 1; i <= 10; i++) {
+      const address = `203.0.113.${i}`;
+      expect((await from(address, '/password/forgot', { email: owner.email })).status).toBe(202);
+      await expectError(
+        await from(address, '/password/reset', {
+          email: owner.email,
+          code: '000000',
+          password: 'junk password 1',
+        }),
+        400,
+        'invalid_request',
+      );
+    }
+    // the owner's own ask, from the owner's address: a fresh code, and it works
+    await proxied.deps.mailer.drain();
+    const seen = smtp.count(owner.email);
+    expect((await from('198.51.100.7', '/password/forgot', { email: owner.email })).status).toBe(202);
+    const code = await resetCode(owner.email, seen);
+    const done = await from('198.51.100.7', '/password/reset', {
+      email: owner.email,
+      code,
+      password: 'the owner is back 1',
+    });
+    expect(done.status).toBe(200);
+    // one address still cannot go on past its limit
+    for (let i = 0; i < 5; i++) await from('203.0.113.50', '/password/forgot', { email: owner.email });
+    await expectError(
+      await from('203.0.113.50', '/password/forgot', { email: owner.email }),
+      429,
+      'rate_limit_exceeded',
+    );
   });
 });

@@ -1,4 +1,5 @@
 import {
+  abandonPasswordReset,
   changePassword,
   MAX_PASSWORD_LENGTH,
   MIN_PASSWORD_LENGTH,
@@ -13,7 +14,7 @@ import { ApiError } from '@mediagate/shared/errors';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
-import { clientIp } from '../ip-rules';
+import { clientAddressGroup } from '../ip-rules';
 import { passwordResetMail } from '../mail/mailer';
 import { parseBody } from '../middleware/body';
 import { requireSession, sessionOf } from '../middleware/session';
@@ -60,16 +61,20 @@ export function register(router: Router, deps: ApiDeps): void {
 
   router.post('/password/forgot', ...body, async (req, res) => {
     const { email } = forgotBody.parse(req.body ?? {});
-    await deps.rateLimits.authAttempt('reset', email, clientIp(req));
-    const start = await startPasswordReset(deps.database.db, email, policy);
-    if (start) {
+    await deps.rateLimits.authAttempt('reset', email, clientAddressGroup(req));
+    // Whether the address has an account is looked up, and the code mailed, after the answer, so
+    // known and unknown addresses get the same answer in the same time. A code whose mail failed
+    // is withdrawn (the failure is logged), so asking again sends one at once.
+    deps.mailer.sendLater('password reset', async () => {
+      const start = await startPasswordReset(deps.database.db, email, policy);
+      if (!start) return;
       try {
         await deps.mailer.send(passwordResetMail(start.email, start.code, policy.codeTtlMs));
       } catch (err) {
-        deps.logger.error({ err }, 'could not send the password reset e-mail');
-        throw new ApiError('service_unavailable', 'The e-mail could not be sent. Try again in a minute.');
+        await abandonPasswordReset(deps.database.db, start);
+        throw err;
       }
-    }
+    });
     res.status(202).json({
       object: 'password_reset',
       email,
@@ -80,7 +85,7 @@ export function register(router: Router, deps: ApiDeps): void {
 
   router.post('/password/reset', ...body, async (req, res) => {
     const { email, code, password } = resetBody.parse(req.body ?? {});
-    await deps.rateLimits.authAttempt('reset-verify', email, clientIp(req));
+    await deps.rateLimits.authAttempt('reset-verify', email, clientAddressGroup(req));
     try {
       const { accountId } = await resetPassword(deps.database.db, { email, code, password }, policy);
       req.log.info({ accountId }, 'password reset; every session ended');
@@ -95,7 +100,7 @@ export function register(router: Router, deps: ApiDeps): void {
     const b = changeBody.parse(req.body ?? {});
     const session = sessionOf(req);
     // a stolen session must not be able to guess the current password at leisure
-    await deps.rateLimits.authAttempt('password-change', session.email, clientIp(req));
+    await deps.rateLimits.authAttempt('password-change', session.email, clientAddressGroup(req));
     try {
       await changePassword(deps.database.db, {
         accountId: session.accountId,

@@ -13,7 +13,7 @@ import { ApiError } from '@mediagate/shared/errors';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
-import { clientIp } from '../ip-rules';
+import { clientAddressGroup } from '../ip-rules';
 import { alreadyRegisteredMail, verificationMail } from '../mail/mailer';
 import { parseBody } from '../middleware/body';
 import { registrationPolicy } from '../policies';
@@ -69,7 +69,7 @@ export function register(router: Router, deps: ApiDeps): void {
 
   router.post('/register', ...body, async (req, res) => {
     const { email, password } = registerBody.parse(req.body ?? {});
-    await deps.rateLimits.authAttempt('register', email, clientIp(req));
+    await deps.rateLimits.authAttempt('register', email, clientAddressGroup(req));
     let start: RegistrationStart;
     try {
       start = await startRegistration(deps.database.db, { email, password }, policy);
@@ -83,7 +83,7 @@ export function register(router: Router, deps: ApiDeps): void {
 
   router.post('/register/resend', ...body, async (req, res) => {
     const { email } = resendBody.parse(req.body ?? {});
-    await deps.rateLimits.authAttempt('register', email, clientIp(req));
+    await deps.rateLimits.authAttempt('register', email, clientAddressGroup(req));
     try {
       await deliver(await resendRegistrationCode(deps.database.db, email, policy));
     } catch (err) {

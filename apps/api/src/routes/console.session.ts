@@ -4,7 +4,7 @@ import { ApiError } from '@mediagate/shared/errors';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
-import { clientIp } from '../ip-rules';
+import { clientAddressGroup, clientIp } from '../ip-rules';
 import { parseBody } from '../middleware/body';
 import { clearSessionCookie, requireSession, sessionOf, setSessionCookie } from '../middleware/session';
 import { endpoints, type Route, type RouteContract } from '../route';
@@ -21,10 +21,12 @@ export function register(router: Router, deps: ApiDeps): void {
 
   router.post('/login', ...parseBody({ limitBytes: 16 * 1024 }), async (req, res) => {
     const { email, password } = loginBody.parse(req.body ?? {});
-    await deps.rateLimits.authAttempt('login', email, clientIp(req));
+    const from = clientAddressGroup(req);
+    await deps.rateLimits.authAttempt('login', email, from);
+    const attempt = await deps.rateLimits.loginBackoff(email, from);
     const account = await checkLogin(deps.database.db, email, password);
     if (!account) throw new ApiError('invalid_credentials', 'Wrong e-mail or password.');
-    await deps.rateLimits.clearAuthAttempts('login', email, clientIp(req));
+    await deps.rateLimits.loginSucceeded(email, from, attempt);
     const session = await createSession(deps.database.db, {
       accountId: account.accountId,
       ttlMs: deps.config.SESSION_TTL_MS,

@@ -5,7 +5,7 @@ import { ApiError } from '@mediagate/shared/errors';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
-import { clientIp } from '../ip-rules';
+import { clientAddressGroup, clientIp } from '../ip-rules';
 import { parseBody } from '../middleware/body';
 import { setSessionCookie } from '../middleware/session';
 import { registrationPolicy } from '../policies';
@@ -33,7 +33,7 @@ export function register(router: Router, deps: ApiDeps): void {
   const policy = registrationPolicy(deps.config);
   router.post('/register/verify', ...parseBody({ limitBytes: 16 * 1024 }), async (req, res) => {
     const { email, code, password } = verifyBody.parse(req.body ?? {});
-    await deps.rateLimits.authAttempt('verify', email, clientIp(req));
+    await deps.rateLimits.authAttempt('verify', email, clientAddressGroup(req));
     let created: Awaited<ReturnType<typeof verifyRegistration>>;
     try {
       created = await verifyRegistration(deps.database.db, { email, code, password }, policy);

@@ -13,15 +13,16 @@ export interface PasswordResetPolicy {
   resendCooldownMs: number;
 }
 
-/** The reset did not happen; the message does not say whether the address has an account. */
+/**
+ * The reset did not happen. `reason` is for the log; the message is one and the same for every
+ * reason, since an address without an account can only ever be "wrong": saying "expired" or "too
+ * many wrong codes" would tell that the address has an account.
+ */
 export class PasswordResetFailedError extends Error {
   constructor(readonly reason: 'wrong_code' | 'expired' | 'too_many_attempts') {
     super(
-      {
-        wrong_code: 'The reset code is wrong, or no reset was asked for this e-mail address.',
-        expired: 'The reset code has expired; ask for a new one.',
-        too_many_attempts: 'Too many wrong codes; ask for a new one.',
-      }[reason],
+      'The reset code is wrong or no longer valid (codes expire, work once and stop after too many wrong tries), ' +
+        'or no reset was asked for this address. Check it, or ask for a new code.',
     );
     this.name = 'PasswordResetFailedError';
   }
@@ -48,7 +49,7 @@ export async function startPasswordReset(
   db: Db,
   email: string,
   policy: PasswordResetPolicy,
-): Promise<{ email: string; code: string; expiresAt: Date } | null> {
+): Promise<{ accountId: string; email: string; code: string; expiresAt: Date } | null> {
   const address = normalizeEmail(email);
   const [account] = await db
     .select({ id: accounts.id })
@@ -72,7 +73,25 @@ export async function startPasswordReset(
       setWhere: lt(passwordResets.lastSentAt, new Date(now.getTime() - policy.resendCooldownMs)),
     })
     .returning({ accountId: passwordResets.accountId });
-  return rows.length > 0 ? { email: address, code, expiresAt: fresh.expiresAt } : null;
+  return rows.length > 0 ? { accountId: account.id, email: address, code, expiresAt: fresh.expiresAt } : null;
+}
+
+/**
+ * Withdraws the code `startPasswordReset` made when its mail could not be sent: nobody has it, and
+ * the owner can ask again at once instead of after the cool-down. A newer code is left alone.
+ */
+export async function abandonPasswordReset(
+  db: Db,
+  start: { accountId: string; code: string },
+): Promise<void> {
+  await db
+    .delete(passwordResets)
+    .where(
+      and(
+        eq(passwordResets.accountId, start.accountId),
+        eq(passwordResets.codeHash, codeHash(start.accountId, start.code)),
+      ),
+    );
 }
 
 /**

@@ -1,2 +1,3 @@
 export * from './json-client';
 export * from './urls';
+export * from './address-group';

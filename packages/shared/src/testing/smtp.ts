@@ -19,13 +19,22 @@ export interface TestSmtp {
   close: () => Promise<void>;
 }
 
-/** A real SMTP server on a free port that keeps every message it receives. */
-export async function startTestSmtp(): Promise<TestSmtp> {
+/**
+ * A real SMTP server on a free port that keeps every message it receives. `replyDelayMs` makes it
+ * wait that long before answering the connection, MAIL FROM, RCPT TO and the message, as a
+ * distant or busy mail server does.
+ */
+export async function startTestSmtp(opts: { replyDelayMs?: number } = {}): Promise<TestSmtp> {
   const inbox: ReceivedMail[] = [];
+  const delay = opts.replyDelayMs ?? 0;
+  const later = (callback: () => void) => (delay > 0 ? setTimeout(callback, delay) : callback());
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    onConnect: (_session, callback) => later(() => callback()),
+    onMailFrom: (_address, _session, callback) => later(() => callback()),
+    onRcptTo: (_address, _session, callback) => later(() => callback()),
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
@@ -34,7 +43,7 @@ export async function startTestSmtp(): Promise<TestSmtp> {
           to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
           raw: Buffer.concat(chunks).toString('utf8'),
         });
-        callback();
+        later(() => callback());
       });
     },
   });
