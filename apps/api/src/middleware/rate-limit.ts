@@ -173,7 +173,7 @@ export class RateLimits {
   }
 
   private loginKey(kind: 'backoff' | 'known', email: string): string {
-    return `rl:${this.config.prefix}:login-${kind}:${email}`;
+    return `rl:${redisKey(this.config.prefix, `login-${kind}`, email)}`;
   }
 
   private redisAway(): boolean {
