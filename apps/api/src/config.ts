@@ -1,6 +1,12 @@
-import { baseEnvSchema, intFromEnv, metricsEnvShape } from '@mediagate/shared/config';
+import {
+  baseEnvSchema,
+  intFromEnv,
+  loadConfig,
+  metricsEnvShape,
+  STORES_REQUIRED_IN_PRODUCTION,
+} from '@mediagate/shared/config';
 import { refineImageCallEnv } from '@mediagate/shared/images';
-import { mediaEnvSchema, refineMediaEnv } from '@mediagate/shared/media';
+import { MEDIA_REQUIRED_IN_PRODUCTION, mediaEnvSchema, refineMediaEnv } from '@mediagate/shared/media';
 import { ssrfEnvSchema } from '@mediagate/shared/webhooks';
 import { z } from 'zod';
 import { accountsEnvShape } from './config-accounts';
@@ -82,3 +88,10 @@ export const apiEnvSchema = baseEnvSchema
   });
 
 export type ApiConfig = z.output<typeof apiEnvSchema>;
+
+/** The API's configuration from `env`; one ConfigError lists everything to fix (production included). */
+export function loadApiConfig(env: NodeJS.ProcessEnv = process.env): ApiConfig {
+  return loadConfig(apiEnvSchema, env, {
+    requiredInProduction: { ...STORES_REQUIRED_IN_PRODUCTION, ...MEDIA_REQUIRED_IN_PRODUCTION },
+  });
+}

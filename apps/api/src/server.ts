@@ -3,7 +3,6 @@ import './tracing';
 import type { Server } from 'node:http';
 import { ensureAdminAccount, type Principal } from '@mediagate/shared/accounts';
 import { loadCatalog } from '@mediagate/shared/catalog';
-import { loadConfig } from '@mediagate/shared/config';
 import { createDatabase } from '@mediagate/shared/db';
 import { createLogger } from '@mediagate/shared/log';
 import { LruCache } from '@mediagate/shared/lru';
@@ -15,7 +14,7 @@ import { createCallbacksQueue, createRedis, createVideoQueue } from '@mediagate/
 import { TaskDurations } from '@mediagate/shared/tasks';
 import { createSsrfPolicy } from '@mediagate/shared/webhooks';
 import { buildApp } from './app';
-import { apiEnvSchema } from './config';
+import { loadApiConfig } from './config';
 import type { ApiDeps } from './deps';
 import { createApiServer } from './http-server';
 import { listenForKeyChanges } from './key-revocations';
@@ -31,7 +30,7 @@ import { createUpstreams } from './upstreams';
 
 /** Process entry of the API: wires dependencies, listens, drains on SIGTERM. */
 function main(): void {
-  const config = loadConfig(apiEnvSchema);
+  const config = loadApiConfig();
   const logger = createLogger({ service: 'api', level: config.LOG_LEVEL });
   if (tracing.enabled) logger.info('tracing: exporting spans over OTLP');
   const database = createDatabase(config.DATABASE_URL, {

@@ -1,7 +1,13 @@
 import { catalogEnvSchema } from '@mediagate/shared/catalog';
-import { baseEnvSchema, intFromEnv, metricsEnvShape } from '@mediagate/shared/config';
+import {
+  baseEnvSchema,
+  intFromEnv,
+  loadConfig,
+  metricsEnvShape,
+  STORES_REQUIRED_IN_PRODUCTION,
+} from '@mediagate/shared/config';
 import { imageCallEnvSchema, refineImageCallEnv } from '@mediagate/shared/images';
-import { mediaEnvSchema, refineMediaEnv } from '@mediagate/shared/media';
+import { MEDIA_REQUIRED_IN_PRODUCTION, mediaEnvSchema, refineMediaEnv } from '@mediagate/shared/media';
 import { paymentsEnvShape } from '@mediagate/shared/payments';
 import { upstreamEnvSchema } from '@mediagate/shared/upstream';
 import { ssrfEnvSchema } from '@mediagate/shared/webhooks';
@@ -79,8 +85,11 @@ export const workerEnvSchema = baseEnvSchema
   })
   .superRefine((env, ctx) => {
     refineImageCallEnv(env, ctx);
-    refineMediaEnv(env, ctx);
+    if (env.WORKER_ROLE.some(storesMedia)) refineMediaEnv(env, ctx);
   });
+
+/** Roles that store media or sign its links (a callbacks dispatcher sends payloads made before). */
+const storesMedia = (role: Role) => role === 'video' || role === 'reconciler';
 
 export type WorkerConfig = z.output<typeof workerEnvSchema>;
 
@@ -88,4 +97,19 @@ export type WorkerConfig = z.output<typeof workerEnvSchema>;
 export function envWithArgs(argv: string[], env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const role = argv.find((a) => a.startsWith('--role='))?.slice('--role='.length);
   return role ? { ...env, WORKER_ROLE: role } : env;
+}
+
+/**
+ * A worker's configuration from its command line and `env`; one ConfigError lists everything to
+ * fix (production included).
+ */
+export function loadWorkerConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): WorkerConfig {
+  const withRole = envWithArgs(argv, env);
+  const roles = (withRole.WORKER_ROLE ?? 'video').split(',').map((r) => r.trim());
+  return loadConfig(workerEnvSchema, withRole, {
+    requiredInProduction: {
+      ...STORES_REQUIRED_IN_PRODUCTION,
+      ...(roles.some((r) => storesMedia(r as Role)) ? MEDIA_REQUIRED_IN_PRODUCTION : {}),
+    },
+  });
 }

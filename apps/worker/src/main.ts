@@ -1,6 +1,5 @@
 // First: starts tracing, which instruments the modules loaded after it.
 import './tracing';
-import { loadConfig } from '@mediagate/shared/config';
 import { createDatabase } from '@mediagate/shared/db';
 import { createHttpAgent } from '@mediagate/shared/http';
 import { imageSettleAfterMs } from '@mediagate/shared/images';
@@ -21,7 +20,7 @@ import { channelsFromEnv } from '@mediagate/shared/upstream';
 import { createSsrfPolicy, createSsrfSafeAgent } from '@mediagate/shared/webhooks';
 import { createCallbackProcessor } from './callbacks/dispatcher';
 import { HostLimiter } from './callbacks/host-limiter';
-import { envWithArgs, workerEnvSchema } from './config';
+import { loadWorkerConfig } from './config';
 import { queueReadinessKeys, startHealthServer } from './http-server';
 import { createMediaCopyProcessor } from './media/copy-processor';
 import { startQueueWorker } from './queue-worker';
@@ -32,7 +31,7 @@ import { startVideoRole } from './video/role';
 
 /** Process entry of the workers: runs the roles named by --role / WORKER_ROLE. */
 async function main(): Promise<void> {
-  const config = loadConfig(workerEnvSchema, envWithArgs(process.argv.slice(2), process.env));
+  const config = loadWorkerConfig(process.argv.slice(2), process.env);
   const roles = new Set(config.WORKER_ROLE);
   const logger = createLogger({ service: `worker:${[...roles].join('+')}`, level: config.LOG_LEVEL });
   const database = createDatabase(config.DATABASE_URL, {

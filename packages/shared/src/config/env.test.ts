@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors';
-import { baseEnvSchema, loadConfig } from './env';
+import { z } from 'zod';
+import { baseEnvSchema, configIssues, loadConfig } from './env';
 
 describe('loadConfig', () => {
   it('applies defaults', () => {
@@ -29,5 +30,42 @@ describe('loadConfig', () => {
     for (const bad of ['1', 'many', '2.5', '5000']) {
       expect(() => loadConfig(baseEnvSchema, { DATABASE_POOL_MAX: bad })).toThrow(/DATABASE_POOL_MAX/);
     }
+  });
+});
+
+describe('one start-up error naming everything to fix', () => {
+  const schema = baseEnvSchema
+    .extend({ MODE: z.enum(['a', 'b']).default('a'), NEEDS: z.string().optional() })
+    .superRefine((env, ctx) => {
+      if (env.MODE === 'b' && !env.NEEDS)
+        ctx.addIssue({ code: 'custom', path: ['NEEDS'], message: 'required with MODE=b' });
+    });
+  const required = { DATABASE_URL: 'the Postgres URL', REDIS_URL: 'the Redis URL' };
+
+  it('lists wrong fields, cross-field checks and production requirements together', () => {
+    const env = { NODE_ENV: 'production', LOG_LEVEL: 'loud', MODE: 'b' };
+    const issues = configIssues(schema, env, { requiredInProduction: required });
+    expect(issues.map((i) => i.name).sort()).toEqual(['DATABASE_URL', 'LOG_LEVEL', 'NEEDS', 'REDIS_URL']);
+    expect(() => loadConfig(schema, env, { requiredInProduction: required })).toThrow(
+      /4 variable\(s\) to fix[\s\S]*DATABASE_URL: required in production: the Postgres URL/,
+    );
+  });
+
+  it('requires the production variables only with NODE_ENV=production', () => {
+    expect(configIssues(schema, {}, { requiredInProduction: required })).toEqual([]);
+    expect(
+      configIssues(
+        schema,
+        { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x', REDIS_URL: 'redis://r:6379' },
+        { requiredInProduction: required },
+      ),
+    ).toEqual([]);
+    expect(
+      configIssues(
+        schema,
+        { NODE_ENV: 'production', DATABASE_URL: ' ' },
+        { requiredInProduction: required },
+      ).map((i) => i.name),
+    ).toEqual(['DATABASE_URL', 'REDIS_URL']);
   });
 });

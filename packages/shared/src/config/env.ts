@@ -10,6 +10,8 @@ export const boolFromEnv = (def: boolean) =>
 
 /** Variables every process reads. Apps extend this with their own. */
 export const baseEnvSchema = z.object({
+  /** `production` (the image sets it) requires the variables each process names (loadConfig) */
+  NODE_ENV: z.string().optional(),
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/mediagate'),
   /**
    * Most Postgres connections this process opens. Unset: 20 for the API, and for a worker the
@@ -44,18 +46,66 @@ export const baseEnvSchema = z.object({
     .refine((v) => v.replace(/[{}]/g, '').length > 0, 'must name a namespace (braces aside, it is empty)'),
 });
 
+export interface LoadConfigOptions {
+  /**
+   * Variables whose development default is wrong in production (a local address, a development
+   * secret), each with what to set: with NODE_ENV=production each must be set.
+   */
+  requiredInProduction?: Readonly<Record<string, string>>;
+}
+
 /**
- * Parses `env` with `schema`. Throws ConfigError naming every wrong or missing variable, so a
- * process refuses to start with a message the operator can act on.
+ * Parses `env` with `schema`. Throws one ConfigError naming every wrong or missing variable at
+ * once (including the cross-field checks, which zod skips while a field is invalid, and the
+ * variables production requires), so a process refuses to start with a message the operator can
+ * act on in one go.
  */
 export function loadConfig<S extends z.ZodType>(
   schema: S,
   env: NodeJS.ProcessEnv = process.env,
+  opts: LoadConfigOptions = {},
 ): z.output<S> {
+  const issues = configIssues(schema, env, opts);
   const parsed = schema.safeParse(env);
-  if (parsed.success) return parsed.data;
-  const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
-  throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  if (parsed.success && issues.length === 0) return parsed.data;
+  const lines = issues.map((i) => `  ${i.name}: ${i.message}`);
+  throw new ConfigError(`invalid configuration (${issues.length} variable(s) to fix):\n${lines.join('\n')}`);
+}
+
+/** What every process that reaches Postgres and Redis needs in production. */
+export const STORES_REQUIRED_IN_PRODUCTION = {
+  DATABASE_URL: 'the Postgres URL (or the PgBouncer in front of it)',
+  REDIS_URL: 'the Redis URL (a node of the cluster with REDIS_CLUSTER=true)',
+} as const;
+
+/** Every problem `loadConfig` would name, without throwing: what a manifest check reads. */
+export function configIssues(
+  schema: z.ZodType,
+  env: NodeJS.ProcessEnv,
+  opts: LoadConfigOptions = {},
+): Array<{ name: string; message: string }> {
+  const out = new Map<string, { name: string; message: string }>();
+  // one line per variable: its first problem
+  const add = (name: string, message: string) => {
+    if (!out.has(name)) out.set(name, { name, message });
+  };
+  if (env.NODE_ENV === 'production') {
+    for (const [name, what] of Object.entries(opts.requiredInProduction ?? {})) {
+      if (!env[name]?.trim()) add(name, `required in production: ${what}`);
+    }
+  }
+  const first = schema.safeParse(env);
+  if (first.success) return [...out.values()];
+  const nameOf = (i: z.core.$ZodIssue) => (i.path.length ? i.path.map(String).join('.') : '(env)');
+  for (const i of first.error.issues) add(nameOf(i), i.message);
+  // cross-field checks run only once every field parses: check again with the wrong fields left out
+  const wrong = new Set(first.error.issues.map((i) => String(i.path[0] ?? '')));
+  const rest = Object.fromEntries(Object.entries(env).filter(([k]) => !wrong.has(k)));
+  const second = schema.safeParse(rest);
+  if (!second.success) {
+    for (const i of second.error.issues) if (!wrong.has(String(i.path[0] ?? ''))) add(nameOf(i), i.message);
+  }
+  return [...out.values()];
 }
 
 /**

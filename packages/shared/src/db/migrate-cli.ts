@@ -4,7 +4,11 @@ import { ensureDatabaseExists } from './ensure-database';
 import { runMigrations } from './migrate';
 
 async function main(): Promise<void> {
-  const config = loadConfig(baseEnvSchema);
+  const config = loadConfig(baseEnvSchema, process.env, {
+    requiredInProduction: {
+      DATABASE_URL: 'the Postgres URL the migrations run on (direct, or a pooler in session mode)',
+    },
+  });
   await ensureDatabaseExists(config.DATABASE_URL);
   const database = createDatabase(config.DATABASE_URL, { max: 1 });
   try {

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { z } from 'zod';
 import { boolFromEnv, intFromEnv } from '../config/env';
 
@@ -65,11 +66,13 @@ export const mediaEnvSchema = z.object({
 export type MediaEnv = z.output<typeof mediaEnvSchema>;
 
 /** Cross-field checks of the media variables (add with superRefine). */
-export function refineMediaEnv(env: MediaEnv, ctx: z.RefinementCtx): void {
+export function refineMediaEnv(env: MediaEnv & { NODE_ENV?: string }, ctx: z.RefinementCtx): void {
   if (env.MEDIA_DRIVER === 's3' && !env.MEDIA_S3_BUCKET) {
     ctx.addIssue({ code: 'custom', path: ['MEDIA_S3_BUCKET'], message: 'required when MEDIA_DRIVER=s3' });
   }
-  if (!env.MEDIA_SIGNING_SECRET && !isDevelopmentEnv()) {
+  // NODE_ENV of the environment parsed (a manifest check passes the pod's), else this process's
+  const nodeEnv = env.NODE_ENV ?? process.env.NODE_ENV;
+  if (!env.MEDIA_SIGNING_SECRET && !isDevelopmentEnv(nodeEnv)) {
     ctx.addIssue({
       code: 'custom',
       path: ['MEDIA_SIGNING_SECRET'],
@@ -78,7 +81,20 @@ export function refineMediaEnv(env: MediaEnv, ctx: z.RefinementCtx): void {
         'without it media links would be signed with the public development secret',
     });
   }
+  if (nodeEnv === 'production' && env.MEDIA_DRIVER === 'local' && !path.isAbsolute(env.MEDIA_DIR)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['MEDIA_DIR'],
+      message:
+        'with MEDIA_DRIVER=local, production needs an absolute path on a volume every API replica and video worker mounts (or MEDIA_DRIVER=s3)',
+    });
+  }
 }
+
+/** Media variables production requires besides MEDIA_SIGNING_SECRET (see refineMediaEnv and loadConfig). */
+export const MEDIA_REQUIRED_IN_PRODUCTION = {
+  PUBLIC_BASE_URL: "the gateway's public origin (https://...), the base of media links",
+} as const;
 
 export const mediaRetentionMs = (env: Pick<MediaEnv, 'MEDIA_RETENTION_DAYS'>): number =>
   Math.round(env.MEDIA_RETENTION_DAYS * 24 * 3600 * 1000);
