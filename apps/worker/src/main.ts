@@ -49,15 +49,20 @@ async function main(): Promise<void> {
   metrics.watchQueues(videoQueue, callbacksQueue, mediaQueue);
   const stops: Array<() => Promise<void>> = [];
   let accepting = true;
-  // Every move of a task this process makes (video role, reconciler), with what follows it.
-  const lifecycle = createWorkerLifecycle({
-    config,
-    database,
-    redis,
-    logger,
-    metrics,
-    queues: { callbacks: callbacksQueue, media: mediaQueue },
-  });
+  // Every move of a task this process makes (video role, reconciler), with what follows it. Made
+  // on first use: a callbacks dispatcher signs no media links and is given no signing secret.
+  let made: ReturnType<typeof createWorkerLifecycle> | undefined;
+  const lifecycleOf = () => {
+    made ??= createWorkerLifecycle({
+      config,
+      database,
+      redis,
+      logger,
+      metrics,
+      queues: { callbacks: callbacksQueue, media: mediaQueue },
+    });
+    return made;
+  };
 
   if (roles.has('video')) {
     const video = startVideoRole({
@@ -66,7 +71,7 @@ async function main(): Promise<void> {
       database,
       redis,
       queue: videoQueue,
-      lifecycle,
+      lifecycle: lifecycleOf(),
       metrics,
       telemetry: tracing.bullmq,
     });
@@ -135,7 +140,7 @@ async function main(): Promise<void> {
       callbacksQueue,
       logger,
       metrics,
-      lifecycle,
+      lifecycle: lifecycleOf(),
       media: { storage, mediaQueue },
       topUps: { providers: createQrPaymentProviders(config), afterMs: config.TOPUP_RECONCILE_AFTER_MS },
       config: {

@@ -10,7 +10,7 @@ export const boolFromEnv = (def: boolean) =>
 
 /** Variables every process reads. Apps extend this with their own. */
 export const baseEnvSchema = z.object({
-  /** `production` (the image sets it) requires the variables each process names (loadConfig) */
+  /** `production` (the image sets it): a process refuses to start until what production needs is set; `development` or `test` allow the development media secret */
   NODE_ENV: z.string().optional(),
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/mediagate'),
   /**

@@ -28,7 +28,9 @@ describe('the media signing secret', () => {
       expect(() => loadConfig(schema, {})).toThrow(
         /MEDIA_SIGNING_SECRET: required unless NODE_ENV=development/,
       );
-      expect(loadConfig(schema, { MEDIA_SIGNING_SECRET: SECRET }).MEDIA_SIGNING_SECRET).toBe(SECRET);
+      // (production also wants the local driver's directory absolute: a mounted volume)
+      const env = { MEDIA_SIGNING_SECRET: SECRET, MEDIA_DIR: '/media' };
+      expect(loadConfig(schema, env).MEDIA_SIGNING_SECRET).toBe(SECRET);
     });
   });
 
