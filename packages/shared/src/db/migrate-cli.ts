@@ -1,13 +1,12 @@
 import { baseEnvSchema, loadConfig } from '../config/env';
 import { createDatabase } from './client';
 import { ensureDatabaseExists } from './ensure-database';
+import { MIGRATE_REQUIRED_IN_PRODUCTION } from './migrate-config';
 import { runMigrations } from './migrate';
 
 async function main(): Promise<void> {
   const config = loadConfig(baseEnvSchema, process.env, {
-    requiredInProduction: {
-      DATABASE_URL: 'the Postgres URL the migrations run on (direct, or a pooler in session mode)',
-    },
+    requiredInProduction: MIGRATE_REQUIRED_IN_PRODUCTION,
   });
   await ensureDatabaseExists(config.DATABASE_URL);
   const database = createDatabase(config.DATABASE_URL, { max: 1 });
