@@ -99,7 +99,9 @@ export class TaskEventHub {
   /** Publishes a move made by this process (a cancel) like the workers publish theirs. */
   publish(event: TaskEvent): void {
     this.deliver(event);
-    this.publisher.spublish(taskEventsChannel(this.prefix, event.taskId), encodeTaskEvent(event)).catch(() => {});
+    this.publisher
+      .spublish(taskEventsChannel(this.prefix, event.taskId), encodeTaskEvent(event))
+      .catch(() => {});
   }
 
   /** Calls `listener` on every move of `taskId` until the returned function is called. */

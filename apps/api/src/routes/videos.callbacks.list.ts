@@ -1,12 +1,10 @@
 import { callbackDelivery, listOf } from '@mediagate/shared/contracts';
-import { ApiError } from '@mediagate/shared/errors';
-import { TASK_ID_PATTERN } from '@mediagate/shared/ids';
-import { getTaskForAccount } from '@mediagate/shared/tasks';
 import { listTaskDeliveries } from '@mediagate/shared/webhooks';
 import type { Router } from 'express';
 import type { ApiDeps } from '../deps';
 import type { AccountAuth } from '../middleware/account-auth';
 import { accountRoutes, endpoint } from '../route';
+import { ownVideoTask } from '../video-tasks';
 import { toDeliveryObject } from './callback-views';
 
 /**
@@ -17,12 +15,7 @@ export function register(router: Router, deps: ApiDeps, auth: AccountAuth): void
   router.get('/videos/:taskId/callbacks', ...auth.handlers, async (req, res) => {
     const accountId = auth.accountOf(req);
     const taskId = String(req.params.taskId);
-    const task = TASK_ID_PATTERN.test(taskId)
-      ? await getTaskForAccount(deps.database.db, taskId, accountId)
-      : null;
-    if (!task) {
-      throw new ApiError('not_found', `No video task found with id '${taskId.slice(0, 64)}'.`, 'task_id');
-    }
+    const task = await ownVideoTask(deps, accountId, taskId, 'task_id');
     const deliveries = await listTaskDeliveries(deps.database.db, task.id);
     res.status(200).json({ object: 'list', data: deliveries.map(toDeliveryObject) });
   });

@@ -6,6 +6,7 @@ import type { ApiDeps } from '../deps';
 import { principalOf, requireApiKey } from '../middleware/auth';
 import { endpoint, type Route } from '../route';
 import { taskLifecycle } from '../task-lifecycle';
+import { videoTaskNotFound } from '../video-tasks';
 
 /**
  * POST /v1/videos/:taskId/cancel: a pending task fails at once with code `canceled` and a full
@@ -20,7 +21,7 @@ export function register(router: Router, deps: ApiDeps): void {
       ? await taskLifecycle(deps).cancel(taskId, accountId)
       : { kind: 'not_found' as const };
     if (outcome.kind === 'not_found') {
-      throw new ApiError('not_found', `No video task found with id '${taskId.slice(0, 64)}'.`, 'task_id');
+      throw videoTaskNotFound(taskId, 'task_id');
     }
     if (outcome.kind === 'not_cancelable') throw new ApiError('conflict', outcome.reason, 'task_id');
     req.log.info({ taskId }, 'video task canceled');

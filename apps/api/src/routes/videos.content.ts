@@ -1,13 +1,12 @@
 import { ApiError } from '@mediagate/shared/errors';
-import { TASK_ID_PATTERN } from '@mediagate/shared/ids';
 import { getTaskMedia } from '@mediagate/shared/media';
-import { getTaskForAccount } from '@mediagate/shared/tasks';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { sendTaskMedia, taskMediaAnswers } from '../media/task-media-response';
 import { principalOf, requireApiKey } from '../middleware/auth';
 import { endpoint, type Route } from '../route';
+import { ownVideoTask } from '../video-tasks';
 
 export const contentQuerySchema = z.object({
   variant: z.string().optional(),
@@ -24,12 +23,7 @@ export function register(router: Router, deps: ApiDeps): void {
     const { accountId } = principalOf(req);
     const taskId = String(req.params.taskId);
     const { variant = 'video' } = contentQuerySchema.parse(req.query);
-    const task = TASK_ID_PATTERN.test(taskId)
-      ? await getTaskForAccount(deps.database.db, taskId, accountId)
-      : null;
-    if (!task) {
-      throw new ApiError('not_found', `No video task found with id '${taskId.slice(0, 64)}'.`, 'video_id');
-    }
+    const task = await ownVideoTask(deps, accountId, taskId, 'video_id');
     if (variant === 'spritesheet') {
       throw new ApiError(
         'invalid_request',

@@ -1,12 +1,12 @@
 import { ApiError } from '@mediagate/shared/errors';
-import { TASK_ID_PATTERN } from '@mediagate/shared/ids';
 import { deleteTaskMedia } from '@mediagate/shared/media';
-import { getTaskForAccount, isTerminal } from '@mediagate/shared/tasks';
+import { isTerminal } from '@mediagate/shared/tasks';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { principalOf, requireApiKey } from '../middleware/auth';
 import { endpoint, type Route } from '../route';
+import { ownVideoTask } from '../video-tasks';
 
 export const videoDeletedSchema = z
   .object({
@@ -26,12 +26,7 @@ export function register(router: Router, deps: ApiDeps): void {
   router.delete('/videos/:taskId', requireApiKey(deps), async (req, res) => {
     const { accountId } = principalOf(req);
     const taskId = String(req.params.taskId);
-    const task = TASK_ID_PATTERN.test(taskId)
-      ? await getTaskForAccount(deps.database.db, taskId, accountId)
-      : null;
-    if (!task) {
-      throw new ApiError('not_found', `No video task found with id '${taskId.slice(0, 64)}'.`, 'video_id');
-    }
+    const task = await ownVideoTask(deps, accountId, taskId, 'video_id');
     if (!isTerminal(task.status)) {
       throw new ApiError(
         'conflict',

@@ -1,12 +1,11 @@
 import { toTaskObject, videoTaskObject } from '@mediagate/shared/contracts';
 import type { TaskRow } from '@mediagate/shared/db';
-import { ApiError } from '@mediagate/shared/errors';
-import { TASK_ID_PATTERN } from '@mediagate/shared/ids';
-import { getTaskForAccount, isTerminal, taskEventOf } from '@mediagate/shared/tasks';
+import { isTerminal, taskEventOf } from '@mediagate/shared/tasks';
 import type { Router } from 'express';
 import type { ApiDeps } from '../deps';
 import type { AccountAuth } from '../middleware/account-auth';
 import { accountRoutes, endpoint, inConsole } from '../route';
+import { ownVideoTask } from '../video-tasks';
 
 /** How long a replica may answer a succeeded task from memory: its links expire, and a deletion elsewhere ends them. */
 const LINKED_TASK_CACHE_MS = 30_000;
@@ -38,11 +37,7 @@ export function register(router: Router, deps: ApiDeps, auth: AccountAuth): void
     if (cached && cached.accountId === accountId) {
       return void res.status(200).type('application/json').send(cached.json);
     }
-    const row = TASK_ID_PATTERN.test(taskId)
-      ? await getTaskForAccount(deps.database.db, taskId, accountId)
-      : null;
-    if (!row)
-      throw new ApiError('not_found', `No video task found with id '${taskId.slice(0, 64)}'.`, 'task_id');
+    const row = await ownVideoTask(deps, accountId, taskId, 'task_id');
     if (isTerminal(row.status)) {
       const json = JSON.stringify(toTaskObject(row, { now }));
       deps.taskCache?.set(taskId, { accountId, json, until: cacheUntil(row, now) });

@@ -1,11 +1,10 @@
 import type { ModelCatalog } from '@mediagate/shared/catalog';
 import { ApiError } from '@mediagate/shared/errors';
-import { TASK_ID_PATTERN } from '@mediagate/shared/ids';
-import { getTaskForAccount } from '@mediagate/shared/tasks';
 import type { Router } from 'express';
 import type { ApiDeps } from '../deps';
 import { principalOf, requireApiKey } from '../middleware/auth';
 import { endpoint, type Route, type RouteContract, type RouteName } from '../route';
+import { ownVideoTask } from '../video-tasks';
 
 /** What this gateway's video models do, for the answer to the operations they cannot do. */
 function supportedSummary(catalog: ModelCatalog): string {
@@ -29,12 +28,7 @@ export function register(router: Router, deps: ApiDeps): void {
   router.post('/videos/:taskId/remix', requireApiKey(deps), async (req) => {
     const { accountId } = principalOf(req);
     const taskId = String(req.params.taskId);
-    const task = TASK_ID_PATTERN.test(taskId)
-      ? await getTaskForAccount(deps.database.db, taskId, accountId)
-      : null;
-    if (!task) {
-      throw new ApiError('not_found', `No video task found with id '${taskId.slice(0, 64)}'.`, 'video_id');
-    }
+    const _task = await ownVideoTask(deps, accountId, taskId, 'video_id');
     refuse('Remixing a video is not supported.');
   });
   router.post('/videos/edits', requireApiKey(deps), () => refuse('Editing a video is not supported.'));

@@ -9,10 +9,3 @@ export function assertMp4(head: Buffer): void {
     throw new MediaTypeError('the file is not an MP4 video (no ftyp box at its start)');
   }
 }
-
-/** Checks that a file is a JPEG image (SOI marker). */
-export function assertJpeg(head: Buffer): void {
-  if (head.length < 3 || head[0] !== 0xff || head[1] !== 0xd8 || head[2] !== 0xff) {
-    throw new MediaTypeError('the file is not a JPEG image');
-  }
-}

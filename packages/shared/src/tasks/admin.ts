@@ -71,7 +71,7 @@ export async function retryFailedTask(
         .where(eq(taskRetries.sourceTaskId, original.id));
       return earlier ? { row: earlier.task, created: false } : null;
     }
-    const row = await createVideoTask(tx as unknown as Db, {
+    const row = await createVideoTask(tx, {
       id: retryId,
       accountId: original.accountId,
       apiKeyId: original.apiKeyId,

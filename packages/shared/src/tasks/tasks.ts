@@ -24,14 +24,6 @@ import {
 } from '../webhooks/outbox';
 import { claimIdempotencyKey, type IdempotencyClaim } from './idempotency';
 
-/** Allowed moves of the task state machine; terminal states have none. */
-export const ALLOWED_FROM: Record<TaskStatus, readonly TaskStatus[]> = {
-  pending: [],
-  processing: ['pending'],
-  succeeded: ['processing'],
-  failed: ['pending', 'processing'],
-};
-
 export const isTerminal = (s: TaskStatus): boolean => s === 'succeeded' || s === 'failed';
 
 export interface NewVideoTask {
@@ -59,7 +51,7 @@ export interface NewVideoTask {
  * O(1): a counter on the account row (locked by the charge), taken here and given back in the
  * transaction of the terminal move, whichever process makes it.
  */
-export async function createVideoTask(db: Db, task: NewVideoTask): Promise<TaskRow> {
+export async function createVideoTask(db: DbOrTx, task: NewVideoTask): Promise<TaskRow> {
   const { maxActiveTasks, idempotency } = task;
   const charge: ChargeArgs = {
     accountId: task.accountId,
@@ -84,7 +76,7 @@ export async function createVideoTask(db: Db, task: NewVideoTask): Promise<TaskR
   // Without an Idempotency-Key the create is one statement committed on its own: the account
   // row it locks is released as soon as it commits, not after another round trip.
   if (!idempotency) return create(db);
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     await claimIdempotencyKey(tx, task.accountId, idempotency, task.id);
     return create(tx);
   });
