@@ -1,10 +1,8 @@
-import { newTaskId } from '@mediagate/shared/ids';
-import { QUEUE_NAMES, queueKeyPrefix } from '@mediagate/shared/queue';
 import { waitFor } from '@mediagate/shared/testing';
-import { Queue } from 'bullmq';
 import { benchEnv } from '../env';
 import { percentiles, round } from '../load';
 import { type Row, ratioRow } from '../report';
+import { seedVideoTasks } from './seed';
 
 const QPS = 20;
 
@@ -47,31 +45,7 @@ async function runFleet(n: number, workerEnv: Record<string, string>): Promise<R
     for (let i = 1; i <= 2; i++) {
       await e.group.start(`video-${i}`, 'worker', { DASHSCOPE_BASE_URL: simUrl }, ['--role=video']);
     }
-    const ids = Array.from({ length: n }, () => newTaskId());
-    await e.database.pool.query(
-      `insert into tasks (id, account_id, api_key_id, model, status, prompt, metadata, price_micro_usd, deadline_at)
-       select id, $2, $3, 'wan2.6-i2v-flash-5s-720p', 'pending', 'a boat', $4::jsonb, 0, now() + interval '1 hour'
-       from unnest($1::text[]) as id`,
-      [
-        ids,
-        e.accountId,
-        e.keyId,
-        JSON.stringify({ input: { img_url: 'https://example.com/a.png' }, parameters: {} }),
-      ],
-    );
-    const queue = new Queue(QUEUE_NAMES.video, {
-      connection: e.redis,
-      prefix: queueKeyPrefix(e.prefix, QUEUE_NAMES.video),
-    });
-    for (let i = 0; i < n; i += 1000) {
-      await queue.addBulk(
-        ids.slice(i, i + 1000).map((taskId) => ({
-          name: 'video.run',
-          data: { taskId },
-          opts: { jobId: taskId, removeOnComplete: true },
-        })),
-      );
-    }
+    await seedVideoTasks(e, n);
     const stats = async () =>
       (
         (await (await fetch(`${simUrl}/_control/stats`, simControl)).json()) as {
@@ -121,7 +95,6 @@ async function runFleet(n: number, workerEnv: Record<string, string>): Promise<R
       delays.push(row.completed_at.getTime() - Date.parse(t.ends_at));
     }
     const v = await stats();
-    await queue.close();
     const { p50ms, p99ms } = percentiles(delays);
     return {
       p50ms,

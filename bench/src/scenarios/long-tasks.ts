@@ -1,11 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { newTaskId } from '@mediagate/shared/ids';
-import { QUEUE_NAMES, queueKeyPrefix } from '@mediagate/shared/queue';
 import { waitFor } from '@mediagate/shared/testing';
-import { Queue } from 'bullmq';
 import { benchEnv } from '../env';
 import { round } from '../load';
 import { type Row, ratioRow } from '../report';
+import { seedVideoTasks } from './seed';
 
 const rssMb = (pid: number) => {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -47,31 +45,7 @@ export async function longTasksScenario(opts: { quick: boolean }): Promise<Row[]
     const pid = worker.child.pid!;
     const idleRss = rssMb(pid);
 
-    const ids = Array.from({ length: n }, () => newTaskId());
-    await e.database.pool.query(
-      `insert into tasks (id, account_id, api_key_id, model, status, prompt, metadata, price_micro_usd, deadline_at)
-       select id, $2, $3, 'wan2.6-i2v-flash-5s-720p', 'pending', 'a boat', $4::jsonb, 0, now() + interval '1 hour'
-       from unnest($1::text[]) as id`,
-      [
-        ids,
-        e.accountId,
-        e.keyId,
-        JSON.stringify({ input: { img_url: 'https://example.com/a.png' }, parameters: {} }),
-      ],
-    );
-    const queue = new Queue(QUEUE_NAMES.video, {
-      connection: e.redis,
-      prefix: queueKeyPrefix(e.prefix, QUEUE_NAMES.video),
-    });
-    for (let i = 0; i < n; i += 1000) {
-      await queue.addBulk(
-        ids.slice(i, i + 1000).map((taskId) => ({
-          name: 'video.run',
-          data: { taskId },
-          opts: { jobId: taskId, removeOnComplete: true },
-        })),
-      );
-    }
+    await seedVideoTasks(e, n);
     const t0 = Date.now();
     await waitFor(
       async () => {
@@ -101,7 +75,6 @@ export async function longTasksScenario(opts: { quick: boolean }): Promise<Row[]
     const metrics = await (await fetch(`http://127.0.0.1:${worker.port}/metrics`)).text();
     const eldP99 = metricValue(metrics, 'mediagate_process_nodejs_eventloop_lag_p99_seconds') * 1000;
     const eldMax = metricValue(metrics, 'mediagate_process_nodejs_eventloop_lag_max_seconds') * 1000;
-    await queue.close();
     return [
       ratioRow({
         scenario: 'long tasks',
