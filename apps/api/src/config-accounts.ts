@@ -1,4 +1,4 @@
-import { boolFromEnv, intFromEnv } from '@mediagate/shared/config';
+import { intFromEnv } from '@mediagate/shared/config';
 import { z } from 'zod';
 
 const optionalString = z
@@ -22,8 +22,13 @@ export const accountsEnvShape = {
   VERIFICATION_MAX_ATTEMPTS: intFromEnv(5, 1),
   VERIFICATION_RESEND_COOLDOWN_MS: intFromEnv(60_000, 0),
   SESSION_TTL_MS: intFromEnv(7 * 24 * 3_600_000, 60_000),
-  /** mark the session cookie Secure (set it whenever the console is served over HTTPS) */
-  SESSION_COOKIE_SECURE: boolFromEnv(false),
+  /**
+   * mark the session cookie Secure (HTTPS only); unset = Secure unless PUBLIC_BASE_URL is http://
+   */
+  SESSION_COOKIE_SECURE: z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .optional()
+    .transform((v) => (v === undefined ? undefined : v === 'true' || v === '1' || v === 'yes')),
   /** the operator account, created or updated at start-up when both are set */
   ADMIN_EMAIL: optionalString,
   ADMIN_PASSWORD: optionalString,

@@ -20,10 +20,16 @@ export function sessionOf(req: Request): SessionPrincipal {
   return req.consoleSession;
 }
 
-/** The session token presented as `Authorization: Bearer cs_...` or in the session cookie. */
+/**
+ * The session token presented as `Authorization: Bearer cs_...` or in the session cookie, never
+ * both ways at once: a request with an Authorization header is authenticated by that header alone
+ * (an API key, anything else, or nothing there is no session, whatever cookie comes along), so
+ * the cookie authenticates only requests that the cross-site check (csrf.ts) has looked at.
+ */
 export function presentedSessionToken(req: Request): string | undefined {
-  const bearer = /^Bearer\s+(cs_\S+)\s*$/i.exec(req.headers.authorization ?? '');
-  if (bearer) return bearer[1];
+  if (req.headers.authorization !== undefined) {
+    return /^Bearer\s+(cs_\S+)\s*$/i.exec(req.headers.authorization)?.[1];
+  }
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const [name, ...value] = part.trim().split('=');
     if (name !== SESSION_COOKIE) continue;
@@ -37,8 +43,20 @@ export function presentedSessionToken(req: Request): string | undefined {
 }
 
 /**
+ * Whether the session cookie is Secure (sent over HTTPS only): SESSION_COOKIE_SECURE when set,
+ * else yes unless the public URL is plain http (a development machine).
+ */
+export function sessionCookieSecure(config: {
+  SESSION_COOKIE_SECURE?: boolean;
+  PUBLIC_BASE_URL: string;
+}): boolean {
+  return config.SESSION_COOKIE_SECURE ?? !/^http:/i.test(config.PUBLIC_BASE_URL);
+}
+
+/**
  * Sets the session cookie: HttpOnly (no script reads it), SameSite=Strict (no other site's page
- * can make the browser send it, which is the console's CSRF protection), Secure when configured.
+ * can make the browser send it, which is the console's CSRF protection), Secure as
+ * `sessionCookieSecure` says.
  */
 export function setSessionCookie(res: Response, token: string, expiresAt: Date, secure: boolean): void {
   res.cookie(SESSION_COOKIE, token, {

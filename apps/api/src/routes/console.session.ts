@@ -6,7 +6,13 @@ import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { clientAddressGroup, clientIp } from '../ip-rules';
 import { parseBody } from '../middleware/body';
-import { clearSessionCookie, requireSession, sessionOf, setSessionCookie } from '../middleware/session';
+import {
+  clearSessionCookie,
+  requireSession,
+  sessionCookieSecure,
+  sessionOf,
+  setSessionCookie,
+} from '../middleware/session';
 import { endpoints, type Route, type RouteContract } from '../route';
 import { accountObject, accountSchema, emailField, toSeconds, unixSeconds } from './console-views';
 
@@ -17,7 +23,7 @@ export const loginBody = z.strictObject({ email: emailField, password: z.string(
  * POST /console/api/logout: ends the presented session. GET /console/api/me: the account.
  */
 export function register(router: Router, deps: ApiDeps): void {
-  const secure = deps.config.SESSION_COOKIE_SECURE;
+  const secure = sessionCookieSecure(deps.config);
 
   router.post('/login', ...parseBody({ limitBytes: 16 * 1024 }), async (req, res) => {
     const { email, password } = loginBody.parse(req.body ?? {});

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { clientAddressGroup, clientIp } from '../ip-rules';
 import { parseBody } from '../middleware/body';
-import { setSessionCookie } from '../middleware/session';
+import { sessionCookieSecure, setSessionCookie } from '../middleware/session';
 import { registrationPolicy } from '../policies';
 import { endpoint, type Route } from '../route';
 import { emailField, toSeconds, unixSeconds, usd } from './console-views';
@@ -54,7 +54,7 @@ export function register(router: Router, deps: ApiDeps): void {
       ip: clientIp(req),
       userAgent: req.headers['user-agent'],
     });
-    setSessionCookie(res, session.token, session.expiresAt, deps.config.SESSION_COOKIE_SECURE);
+    setSessionCookie(res, session.token, session.expiresAt, sessionCookieSecure(deps.config));
     req.log.info({ accountId: created.accountId }, 'account registered');
     res.status(201).json({
       object: 'account',
