@@ -48,9 +48,9 @@ export function presentedSessionToken(req: Request): string | undefined {
  */
 export function sessionCookieSecure(config: {
   SESSION_COOKIE_SECURE?: boolean;
-  PUBLIC_BASE_URL: string;
+  PUBLIC_BASE_URL?: string;
 }): boolean {
-  return config.SESSION_COOKIE_SECURE ?? !/^http:/i.test(config.PUBLIC_BASE_URL);
+  return config.SESSION_COOKIE_SECURE ?? !/^http:/i.test(config.PUBLIC_BASE_URL ?? '');
 }
 
 /**
