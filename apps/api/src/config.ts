@@ -47,6 +47,10 @@ export const apiEnvSchema = baseEnvSchema
     TASK_RUNNING_CACHE_MS: intFromEnv(2_000, 0),
     /** GET /v1/videos/{id}/events streams one key may hold open on one replica */
     SSE_MAX_STREAMS_PER_KEY: intFromEnv(10, 1),
+    /** event streams one account (all its keys together) may hold open on one replica */
+    SSE_MAX_STREAMS_PER_ACCOUNT: intFromEnv(50, 1),
+    /** event streams one replica holds open in all (each holds a connection and its file descriptor) */
+    SSE_MAX_STREAMS: intFromEnv(500, 1),
     /** a comment line on an idle event stream this often, so proxies keep it open */
     SSE_HEARTBEAT_MS: intFromEnv(15_000, 100),
     /** an event stream re-reads its task this often (moves published while pub/sub was down) */

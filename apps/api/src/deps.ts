@@ -37,6 +37,8 @@ export interface ApiDeps {
     | 'ENQUEUE_TIMEOUT_MS'
     | 'IMAGE_BODY_LIMIT_BYTES'
     | 'SSE_MAX_STREAMS_PER_KEY'
+    | 'SSE_MAX_STREAMS_PER_ACCOUNT'
+    | 'SSE_MAX_STREAMS'
     | 'SSE_HEARTBEAT_MS'
     | 'SSE_RESYNC_MS'
     | 'SSE_RETRY_MS'

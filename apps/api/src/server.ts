@@ -1,7 +1,7 @@
 // First: starts tracing, which instruments the modules loaded after it.
 import './tracing';
 import type { Server } from 'node:http';
-import { ensureAdminAccount, type Principal } from '@mediagate/shared/accounts';
+import { apiKeyStanding, ensureAdminAccount, type Principal } from '@mediagate/shared/accounts';
 import { loadCatalog } from '@mediagate/shared/catalog';
 import { createDatabase } from '@mediagate/shared/db';
 import { createLogger } from '@mediagate/shared/log';
@@ -17,6 +17,7 @@ import { buildApp } from './app';
 import { loadApiConfig } from './config';
 import type { ApiDeps } from './deps';
 import { createApiServer } from './http-server';
+import { ipAllowed } from './ip-rules';
 import { listenForKeyChanges } from './key-revocations';
 import { createMailer } from './mail/mailer';
 import { drainUsageRecords } from './middleware/auth';
@@ -94,6 +95,10 @@ function main(): void {
       runningCacheMs: config.TASK_RUNNING_CACHE_MS,
       runningCacheEntries: Math.max(config.TASK_CACHE_ENTRIES, 1),
       maxStreamsPerKey: config.SSE_MAX_STREAMS_PER_KEY,
+      maxStreamsPerAccount: config.SSE_MAX_STREAMS_PER_ACCOUNT,
+      maxStreams: config.SSE_MAX_STREAMS,
+      keyStanding: (keyId) => apiKeyStanding(database.db, keyId),
+      ipAllowed,
     },
     logger,
     taskCache,

@@ -1,3 +1,4 @@
+import { type KeyRevocation, keyRevocationChannel, parseKeyRevocation } from '@mediagate/shared/accounts';
 import type { Logger } from '@mediagate/shared/log';
 import { LruCache } from '@mediagate/shared/lru';
 import type { RedisClient } from '@mediagate/shared/queue';
@@ -16,6 +17,43 @@ export interface TaskEventHubOptions {
   runningCacheEntries: number;
   /** event streams one key may hold open on this replica */
   maxStreamsPerKey: number;
+  /** event streams one account (all its keys) may hold open on this replica */
+  maxStreamsPerAccount: number;
+  /** event streams this replica holds open in all */
+  maxStreams: number;
+  /**
+   * whether a key still authenticates (and from which addresses): asked when a change of the key
+   * or its account is announced, and of every open stream when the subscription restarts
+   */
+  keyStanding: (keyId: string) => Promise<{ allowedIps: string[] | null } | null>;
+  /** whether `ip` is within a key's IP allow-list */
+  ipAllowed: (ip: string, rules: readonly string[]) => boolean;
+}
+
+/** Who holds an open event stream. */
+export interface StreamHolder {
+  keyId: string;
+  accountId: string;
+  ip: string;
+}
+
+/** An event stream's place among this replica's open streams. */
+export interface StreamSlot {
+  /**
+   * How the stream ends: at shutdown (`close`), and when its key stops authenticating (disabled,
+   * deleted, expired, outside its IP list, or the account disabled: `revoked`).
+   */
+  track(ends: { close: () => void; revoked: () => void }): void;
+  /** whether the stream's key still authenticates from the stream's address (the periodic re-check) */
+  stillAllowed(): Promise<boolean>;
+  release(): void;
+}
+
+/** Which cap an event stream would pass. */
+export type StreamCap = 'key' | 'account' | 'replica';
+
+interface OpenStream extends StreamHolder {
+  ends?: { close: () => void; revoked: () => void };
 }
 
 type Listener = (event: TaskEvent) => void;
@@ -47,8 +85,10 @@ function linkedAnswerUntil(json: string, now: number): number | undefined | null
 export class TaskEventHub {
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly streamsPerKey = new Map<string, number>();
-  private readonly streams = new Set<() => void>();
+  private readonly streamsPerAccount = new Map<string, number>();
+  private readonly streams = new Set<OpenStream>();
   private readonly channels: Set<string>;
+  private readonly keyChannel: string;
   /** answers of unfinished tasks, with the event id they show */
   readonly running?: LruCache<string, TaskEvent>;
 
@@ -61,33 +101,76 @@ export class TaskEventHub {
     private readonly terminalCache?: LruCache<string, { accountId: string; json: string; until?: number }>,
   ) {
     this.channels = new Set(taskEventsChannels(prefix));
+    this.keyChannel = keyRevocationChannel(prefix);
     if (options.runningCacheMs > 0) {
       this.running = new LruCache(options.runningCacheEntries, options.runningCacheMs);
     }
   }
 
-  /** Subscribes; resolves once the subscription is in place. */
+  /**
+   * Subscribes to task moves and to the announcements of key and account changes (which end the
+   * streams of a key that no longer authenticates); resolves once the subscription is in place.
+   */
   async start(): Promise<void> {
     this.subscriber.on('smessage', (channel: string, message: string) => {
+      if (channel === this.keyChannel) {
+        const what = parseKeyRevocation(message);
+        if (what) void this.endRevokedStreams(what);
+        return;
+      }
       if (!this.channels.has(channel)) return;
       const event = decodeTaskEvent(message);
       if (event) this.deliver(event);
     });
-    // Moves published while the subscription was down are lost: forget what they may have changed.
-    this.subscriber.on('ready', () => this.running?.clear());
+    // Moves and key changes published while the subscription was down are lost: forget what
+    // they may have changed, and check every open stream's key again.
+    this.subscriber.on('ready', () => {
+      this.running?.clear();
+      void this.endRevokedStreams('all');
+    });
     // one SSUBSCRIBE per channel: on a Redis Cluster each lives on the master of its own slot
-    await Promise.all([...this.channels].map((c) => this.subscriber.ssubscribe(c)));
-  }
-
-  /** Registers an open stream's closer (see closeStreams); returns its removal. */
-  track(close: () => void): () => void {
-    this.streams.add(close);
-    return () => this.streams.delete(close);
+    await Promise.all([...this.channels, this.keyChannel].map((c) => this.subscriber.ssubscribe(c)));
   }
 
   /** Ends every open stream (shutdown: clients reconnect to another replica with Last-Event-ID). */
   closeStreams(): void {
-    for (const close of [...this.streams]) close();
+    for (const s of [...this.streams]) s.ends?.close();
+  }
+
+  /** Open event streams on this replica (all, or those of an account). */
+  openStreams(accountId?: string): number {
+    return accountId === undefined ? this.streams.size : (this.streamsPerAccount.get(accountId) ?? 0);
+  }
+
+  /**
+   * Ends the open streams whose key no longer authenticates, among those a change concerns (a key,
+   * every key of an account, or all): each key is asked once.
+   */
+  async endRevokedStreams(what: KeyRevocation | 'all'): Promise<void> {
+    const byKey = new Map<string, OpenStream[]>();
+    for (const s of this.streams) {
+      if (what !== 'all' && ('keyId' in what ? s.keyId !== what.keyId : s.accountId !== what.accountId)) {
+        continue;
+      }
+      byKey.set(s.keyId, [...(byKey.get(s.keyId) ?? []), s]);
+    }
+    await Promise.all(
+      [...byKey].map(async ([keyId, streams]) => {
+        let standing: { allowedIps: string[] | null } | null;
+        try {
+          standing = await this.options.keyStanding(keyId);
+        } catch (err) {
+          // each stream's periodic re-check tries again
+          this.logger.warn({ err, keyId }, 'could not check the key of open event streams');
+          return;
+        }
+        for (const s of streams) if (!this.allowedBy(standing, s.ip)) s.ends?.revoked();
+      }),
+    );
+  }
+
+  private allowedBy(standing: { allowedIps: string[] | null } | null, ip: string): boolean {
+    return standing !== null && (!standing.allowedIps || this.options.ipAllowed(ip, standing.allowedIps));
   }
 
   async close(): Promise<void> {
@@ -120,18 +203,32 @@ export class TaskEventHub {
     };
   }
 
-  /** Counts an open stream of `keyId`; null when the key already holds its maximum here. */
-  openStream(keyId: string): (() => void) | null {
-    const open = this.streamsPerKey.get(keyId) ?? 0;
-    if (open >= this.options.maxStreamsPerKey) return null;
-    this.streamsPerKey.set(keyId, open + 1);
+  /**
+   * Counts an open stream of `holder`; the cap it would pass instead when its key, its account or
+   * this replica already holds its maximum here.
+   */
+  openStream(holder: StreamHolder): StreamSlot | StreamCap {
+    const { maxStreamsPerKey, maxStreamsPerAccount, maxStreams } = this.options;
+    if ((this.streamsPerKey.get(holder.keyId) ?? 0) >= maxStreamsPerKey) return 'key';
+    if ((this.streamsPerAccount.get(holder.accountId) ?? 0) >= maxStreamsPerAccount) return 'account';
+    if (this.streams.size >= maxStreams) return 'replica';
+    const entry: OpenStream = { ...holder };
+    this.streams.add(entry);
+    count(this.streamsPerKey, holder.keyId, 1);
+    count(this.streamsPerAccount, holder.accountId, 1);
     let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const n = (this.streamsPerKey.get(keyId) ?? 1) - 1;
-      if (n <= 0) this.streamsPerKey.delete(keyId);
-      else this.streamsPerKey.set(keyId, n);
+    return {
+      track: (ends) => {
+        entry.ends = ends;
+      },
+      stillAllowed: async () => this.allowedBy(await this.options.keyStanding(holder.keyId), holder.ip),
+      release: () => {
+        if (released) return;
+        released = true;
+        this.streams.delete(entry);
+        count(this.streamsPerKey, holder.keyId, -1);
+        count(this.streamsPerAccount, holder.accountId, -1);
+      },
     };
   }
 
@@ -161,4 +258,11 @@ export class TaskEventHub {
       }
     }
   }
+}
+
+/** Adds `by` to `map[key]`, dropping it at 0. */
+function count(map: Map<string, number>, key: string, by: number): void {
+  const n = (map.get(key) ?? 0) + by;
+  if (n <= 0) map.delete(key);
+  else map.set(key, n);
 }

@@ -1,3 +1,4 @@
+import { createToken, ensureAdminAccount } from '@mediagate/shared/accounts';
 import {
   getTask,
   startTask,
@@ -7,6 +8,7 @@ import {
   updateProgress,
 } from '@mediagate/shared/tasks';
 import { waitFor } from '@mediagate/shared/testing';
+import { consoleAccount, consoleCall } from '../../test/console';
 import { expectContract } from '../../test/contract';
 import { call, expectError, startTestApi, type TestApi, videoBody } from '../../test/harness';
 import * as videosEvents from './videos.events';
@@ -15,7 +17,13 @@ import * as videosGet from './videos.get';
 let api: TestApi;
 let publisher: TaskEventPublisher;
 beforeAll(async () => {
-  api = await startTestApi({ SSE_HEARTBEAT_MS: 200, SSE_MAX_STREAMS_PER_KEY: 2, SSE_RETRY_MS: 1500 });
+  api = await startTestApi({
+    SSE_HEARTBEAT_MS: 200,
+    SSE_MAX_STREAMS_PER_KEY: 2,
+    SSE_MAX_STREAMS_PER_ACCOUNT: 3,
+    SSE_MAX_STREAMS: 6,
+    SSE_RETRY_MS: 1500,
+  });
   publisher = new TaskEventPublisher(api.redis, api.prefix);
 });
 afterAll(() => api.close());
@@ -192,6 +200,141 @@ describe('GET /v1/videos/:task_id/events', () => {
       { what: 'the closed stream to free its slot' },
     );
     await b.close();
+  });
+});
+
+describe('event streams end when their key stops authenticating, on every replica', () => {
+  let admin: string;
+  beforeAll(async () => {
+    await ensureAdminAccount(api.database.db, { email: 'ops@example.test', password: 'operator-password' });
+    const res = await call(api, 'POST', '/console/api/login', {
+      json: { email: 'ops@example.test', password: 'operator-password' },
+    });
+    admin = ((await res.json()) as { token: string }).token;
+  });
+
+  /**
+   * A stream of the key's task on each of two replicas, open and past its first event. Each replica
+   * re-reads its streams' keys only every 30 s (SSE_RESYNC_MS): ending within 2 s is the
+   * announcement's doing.
+   */
+  async function streamsOnTwoReplicas(key: string) {
+    const id = await create(key);
+    const other = await api.replica();
+    const streams = [await openStream(api.url, id, key), await openStream(other.url, id, key)];
+    for (const s of streams) await s.next(1);
+    return { id, other, streams };
+  }
+  const endSoon = (s: { ended: () => boolean }, what: string) =>
+    waitFor(() => s.ended(), { what, timeoutMs: 2_000, intervalMs: 20 });
+
+  it('ends them when the key is disabled, and a reconnect is refused', async () => {
+    const user = await consoleAccount(api);
+    const { id, other, streams } = await streamsOnTwoReplicas(user.key);
+    const res = await consoleCall(api, 'PATCH', `/console/api/tokens/${user.keyId}`, user.session, {
+      status: 'disabled',
+    });
+    expect(res.status).toBe(200);
+    for (const [i, s] of streams.entries()) await endSoon(s, `the stream on replica ${i} to end`);
+    await expectError(
+      await call(other, 'GET', `/v1/videos/${id}/events`, { key: user.key }),
+      401,
+      'invalid_api_key',
+    );
+    // a move after the revocation reaches nobody
+    await startTask(api.database.db, id);
+    await publish(id);
+    for (const s of streams) expect(s.tasks().map((t) => t.status)).toEqual(['pending']);
+    await other.close();
+  });
+
+  it('ends them when the key is deleted', async () => {
+    const user = await consoleAccount(api);
+    const { other, streams } = await streamsOnTwoReplicas(user.key);
+    expect(
+      (await consoleCall(other, 'DELETE', `/console/api/tokens/${user.keyId}`, user.session)).status,
+    ).toBe(200);
+    for (const [i, s] of streams.entries()) await endSoon(s, `the stream on replica ${i} to end`);
+    await other.close();
+  });
+
+  it("ends every key's streams when an operator disables the account", async () => {
+    const user = await consoleAccount(api);
+    const second = await createToken(api.database.db, user.accountId, { name: 'second' });
+    const { other, streams } = await streamsOnTwoReplicas(user.key);
+    const more = await openStream(other.url, await create(second.key.key), second.key.key);
+    await more.next(1);
+    const res = await consoleCall(api, 'POST', `/admin/api/accounts/${user.accountId}/disable`, admin);
+    expect(res.status).toBe(200);
+    for (const [i, s] of [...streams, more].entries()) await endSoon(s, `stream ${i} to end`);
+    await other.close();
+  });
+
+  it('keeps them open through a change that leaves the key working', async () => {
+    const user = await consoleAccount(api);
+    const { id, other, streams } = await streamsOnTwoReplicas(user.key);
+    const res = await consoleCall(api, 'PATCH', `/console/api/tokens/${user.keyId}`, user.session, {
+      name: 'renamed',
+    });
+    expect(res.status).toBe(200);
+    await startTask(api.database.db, id);
+    await publish(id);
+    for (const s of streams) {
+      await s.next(2);
+      expect(s.ended()).toBe(false);
+      await s.close();
+    }
+    await other.close();
+  });
+});
+
+describe('caps on open event streams', () => {
+  it('bounds the streams of one account across its keys (on this replica), with a 429 naming it', async () => {
+    const { key, accountId } = await api.account();
+    const second = (await createToken(api.database.db, accountId, { name: 'second' })).key.key;
+    const id = await create(key);
+    const id2 = await create(second);
+    const open = [
+      await openStream(api.url, id, key),
+      await openStream(api.url, id, key),
+      await openStream(api.url, id2, second),
+    ];
+    for (const s of open) await s.next(1);
+    const refused = await call(api, 'GET', `/v1/videos/${id2}/events`, { key: second });
+    const err = await expectError(refused, 429, 'rate_limit_exceeded');
+    expect(err.message).toMatch(/for this account \(at most 3/);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    // another replica counts its own
+    const other = await api.replica();
+    const elsewhere = await openStream(other.url, id2, second);
+    expect(elsewhere.res.status).toBe(200);
+    await elsewhere.close();
+    await other.close();
+    for (const s of open) await s.close();
+  });
+
+  it('bounds the streams one replica holds in all, whoever opens them', async () => {
+    const held = [];
+    for (let i = 0; i < 3; i++) {
+      const { key } = await api.account();
+      const id = await create(key);
+      for (let j = 0; j < 2; j++) held.push(await openStream(api.url, id, key));
+    }
+    for (const s of held) await s.next(1);
+    expect(api.deps.taskEvents?.openStreams()).toBe(6);
+    const { key } = await api.account();
+    const id = await create(key);
+    const refused = await call(api, 'GET', `/v1/videos/${id}/events`, { key });
+    const err = await expectError(refused, 429, 'rate_limit_exceeded');
+    expect(err.message).toMatch(/This server holds as many event streams as it takes/);
+    await held.pop()!.close();
+    await waitFor(() => api.deps.taskEvents?.openStreams() === 5, {
+      what: 'a closed stream to free its place',
+    });
+    const taken = await openStream(api.url, id, key);
+    expect(taken.res.status).toBe(200);
+    await taken.close();
+    for (const s of held) await s.close();
   });
 });
 

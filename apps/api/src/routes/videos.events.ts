@@ -19,7 +19,10 @@ function lastEventId(header: unknown): number {
  * replica serves it: moves reach every replica through Redis pub/sub (TaskEventHub). Event ids grow
  * with the state, so a client reconnecting with `Last-Event-ID` gets only newer states. Comments
  * keep idle connections open, and the stream re-reads the task now and then in case a move was
- * published while this replica's subscription was down.
+ * published while this replica's subscription was down. A stream ends as soon as its key stops
+ * authenticating (disabled, deleted, expired, outside its IP list, or its account disabled): the
+ * announcement of that change reaches every replica's hub, and each re-read checks the key too.
+ * Streams are capped per key, per account and per replica (429).
  */
 export function register(router: Router, deps: ApiDeps): void {
   router.get('/videos/:taskId/events', requireApiKey(deps), async (req, res) => {
@@ -30,11 +33,16 @@ export function register(router: Router, deps: ApiDeps): void {
       new ApiError('not_found', `No video task found with id '${taskId.slice(0, 64)}'.`, 'task_id');
     if (!TASK_ID_PATTERN.test(taskId)) throw notFound();
     if (!hub) throw new ApiError('service_unavailable', 'Event streams are not available on this server.');
-    const release = hub.openStream(keyId);
-    if (!release) {
+    const slot = hub.openStream({ keyId, accountId, ip: req.ip ?? '' });
+    if (typeof slot === 'string') {
+      const { SSE_MAX_STREAMS_PER_KEY, SSE_MAX_STREAMS_PER_ACCOUNT } = deps.config;
       throw new ApiError(
         'rate_limit_exceeded',
-        `Too many open event streams for this key (at most ${deps.config.SSE_MAX_STREAMS_PER_KEY}); close one first.`,
+        slot === 'key'
+          ? `Too many open event streams for this key (at most ${SSE_MAX_STREAMS_PER_KEY} on this server); close one first.`
+          : slot === 'account'
+            ? `Too many open event streams for this account (at most ${SSE_MAX_STREAMS_PER_ACCOUNT} on this server, all its keys together); close one first.`
+            : 'This server holds as many event streams as it takes; retry shortly, or poll GET /v1/videos/{id}.',
         undefined,
         { 'retry-after': '5' },
       );
@@ -48,13 +56,11 @@ export function register(router: Router, deps: ApiDeps): void {
     const unsubscribe = hub.subscribe(taskId, (event) => {
       if (event.accountId === accountId) send(event);
     });
-    let untrack = () => {};
     const close = () => {
       if (closed) return;
       closed = true;
-      untrack();
       unsubscribe();
-      release();
+      slot.release();
       for (const t of timers) clearInterval(t);
       timers = [];
       if (res.headersSent && !res.writableEnded) res.end();
@@ -83,7 +89,14 @@ export function register(router: Router, deps: ApiDeps): void {
     req.socket.setNoDelay(true);
     req.on('close', close);
     res.on('error', close);
-    untrack = hub.track(close);
+    // at shutdown, and the moment the key stops authenticating (the announcement of its change)
+    slot.track({
+      close,
+      revoked: () => {
+        req.log.info({ taskId }, 'event stream ended: its key no longer authenticates');
+        close();
+      },
+    });
 
     send = (event) => {
       if (closed || event.eventId <= sent) return;
@@ -102,6 +115,13 @@ export function register(router: Router, deps: ApiDeps): void {
         if (!closed) res.write(': keep-alive\n\n');
       }, deps.config.SSE_HEARTBEAT_MS),
       setInterval(() => {
+        // the key too, in case its change was announced while this replica's subscription was down
+        slot.stillAllowed().then(
+          (allowed) => {
+            if (!allowed) close();
+          },
+          (err: unknown) => req.log.warn({ err, taskId }, 'event stream could not check its key'),
+        );
         read().then(
           (event) => {
             if (event) send(event);
@@ -127,7 +147,7 @@ export const contract = endpoint(
       contentType: 'text/event-stream',
     },
     404: 'no such task for this account',
-    429: 'too many open event streams for this key',
+    429: 'too many open event streams for this key, this account or this server',
   },
 );
 

@@ -125,6 +125,28 @@ export async function authenticateApiKey(db: Db, presented: string): Promise<Pri
 }
 
 /**
+ * Whether a key still authenticates now, by its id (what an open event stream re-checks when a key
+ * or account change is announced): null when it is disabled, deleted or expired, or its account
+ * disabled; otherwise its IP allow-list (null = anywhere). One query through the primary key.
+ */
+export async function apiKeyStanding(db: Db, keyId: string): Promise<{ allowedIps: string[] | null } | null> {
+  const rows = await db
+    .select({ allowedIps: apiKeys.allowedIps })
+    .from(apiKeys)
+    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
+    .where(
+      and(
+        eq(apiKeys.id, keyId),
+        eq(apiKeys.status, 'active'),
+        eq(accounts.status, 'active'),
+        or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, sql`now()`)),
+      ),
+    )
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+/**
  * Sets the key's last-used time, at most once a minute per key (the condition makes a recent
  * key a no-op), so busy keys do not turn every request into a row write.
  */
