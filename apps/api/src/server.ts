@@ -43,7 +43,6 @@ function main(): void {
   const videoQueue = createVideoQueue(redis, config.QUEUE_PREFIX, { telemetry: tracing.bullmq });
   const callbacksQueue = createCallbacksQueue(redis, config.QUEUE_PREFIX, { telemetry: tracing.bullmq });
   const metrics = createMetrics({ service: 'api' });
-  metrics.watchQueues(videoQueue, callbacksQueue);
   const ssrf = createSsrfPolicy({
     allowCidrs: config.SSRF_ALLOW_CIDRS,
     dnsTimeoutMs: config.SSRF_DNS_TIMEOUT_MS,

@@ -40,6 +40,7 @@ export function createUpstreams(
     cooldownMs: config.UPSTREAM_BREAKER_COOLDOWN_MS,
     logger: deps.logger,
   });
+  deps.metrics?.watchChannels(channels);
   const agent = createHttpAgent({
     connectMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
     headersMs: config.IMAGE_UPSTREAM_TIMEOUT_MS,

@@ -142,7 +142,6 @@ export async function startTestApi(
     queuePrefix: prefix,
     isAcceptingTraffic: () => true,
   };
-  deps.metrics?.watchQueues(videoQueue, callbacksQueue);
   const app = buildApp(deps);
   const listen = async (a: Express) => {
     const s = a.listen(0, '127.0.0.1');

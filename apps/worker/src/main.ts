@@ -1,5 +1,6 @@
 // First: starts tracing, which instruments the modules loaded after it.
 import './tracing';
+import { randomUUID } from 'node:crypto';
 import { createDatabase } from '@mediagate/shared/db';
 import { createHttpAgent } from '@mediagate/shared/http';
 import { imageSettleAfterMs } from '@mediagate/shared/images';
@@ -21,6 +22,7 @@ import { createSsrfPolicy, createSsrfSafeAgent } from '@mediagate/shared/webhook
 import { createCallbackProcessor } from './callbacks/dispatcher';
 import { HostLimiter } from './callbacks/host-limiter';
 import { loadWorkerConfig } from './config';
+import { fleetSource } from './fleet';
 import { queueReadinessKeys, startHealthServer } from './http-server';
 import { createMediaCopyProcessor } from './media/copy-processor';
 import { startQueueWorker } from './queue-worker';
@@ -46,7 +48,7 @@ async function main(): Promise<void> {
   const mediaQueue = createMediaQueue(redis, config.QUEUE_PREFIX);
   const storage = createMediaStorage(config);
   const metrics = createMetrics({ service: `worker:${[...roles].join('+')}` });
-  metrics.watchQueues(videoQueue, callbacksQueue, mediaQueue);
+  for (const role of roles) metrics.workerRoles.set({ role }, 1);
   const stops: Array<() => Promise<void>> = [];
   let accepting = true;
   // Every move of a task this process makes (video role, reconciler), with what follows it. Made
@@ -152,6 +154,16 @@ async function main(): Promise<void> {
       },
     });
     stops.push(reconciler.stop);
+    // the fleet-wide gauges: reported by one reconciler of the fleet
+    const fleet = fleetSource({
+      database,
+      redis,
+      queues: [videoQueue, callbacksQueue, mediaQueue],
+      key: `${config.QUEUE_PREFIX}:fleet-reporter`,
+      token: randomUUID(),
+    });
+    metrics.reportFleet(fleet);
+    stops.push(() => fleet.release().catch(() => undefined));
     logger.info(
       { intervalMs: config.RECONCILER_INTERVAL_MS, imageSettleAfterMs: imageSettleAfterMs(config) },
       'reconciler started',

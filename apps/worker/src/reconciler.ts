@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sweepUnsettledImageCalls } from '@mediagate/shared/billing';
+import { checkLedger, sweepUnsettledImageCalls } from '@mediagate/shared/billing';
 import type { Database, TaskRow } from '@mediagate/shared/db';
 import type { Logger } from '@mediagate/shared/log';
 import type { Metrics } from '@mediagate/shared/metrics';
@@ -57,6 +57,8 @@ export interface SweepResult {
   topUpsCredited: number;
   /** top-up orders closed at the provider after their expiry */
   topUpsExpired: number;
+  /** accounts the ledger check compared, and those found differing from their ledger (all so far) */
+  ledger?: { checked: number; mismatched: number };
   skipped: boolean;
 }
 
@@ -75,6 +77,7 @@ export async function reconcileOnce(deps: ReconcilerDeps): Promise<SweepResult> 
   const ttl = Math.max(deps.config.intervalMs * 2, 10_000);
   const got = await deps.redis.set(deps.config.lockKey, token, 'PX', ttl, 'NX');
   if (got !== 'OK') {
+    deps.metrics?.reconcilerSweeps.inc({ outcome: 'skipped' });
     return {
       requeued: 0,
       expired: 0,
@@ -102,7 +105,21 @@ export async function reconcileOnce(deps: ReconcilerDeps): Promise<SweepResult> 
           graceMs: deps.config.graceMs,
         })
       : undefined;
-    return { ...tasks, callbacksRequeued, imageCallsSettled, media, ...topUps, skipped: false };
+    const ledger = await checkLedgerOnce(deps);
+    const result = {
+      ...tasks,
+      callbacksRequeued,
+      imageCallsSettled,
+      media,
+      ...topUps,
+      ledger,
+      skipped: false,
+    };
+    countSweep(deps.metrics, result);
+    return result;
+  } catch (err) {
+    deps.metrics?.reconcilerSweeps.inc({ outcome: 'failed' });
+    throw err;
   } finally {
     // Release only our own lock (it may have expired and been taken by another replica).
     await deps.redis.eval(
@@ -111,6 +128,46 @@ export async function reconcileOnce(deps: ReconcilerDeps): Promise<SweepResult> 
       deps.config.lockKey,
       token,
     );
+  }
+}
+
+/** Counts what a pass did (mediagate_reconciler_actions_total) and when it ended. */
+function countSweep(metrics: Metrics | undefined, r: SweepResult): void {
+  if (!metrics) return;
+  const actions: Array<[string, number]> = [
+    ['requeued', r.requeued],
+    ['timed_out', r.expired],
+    ['callbacks_requeued', r.callbacksRequeued],
+    ['image_calls_settled', r.imageCallsSettled],
+    ['topups_credited', r.topUpsCredited],
+    ['topups_expired', r.topUpsExpired],
+    ['media_requeued', r.media?.copiesRequeued ?? 0],
+    ['media_given_up', r.media?.lost ?? 0],
+    ['media_expired', r.media?.expired ?? 0],
+  ];
+  // every action is reported from the first pass on, so a rate over it is never missing
+  for (const [action, n] of actions) metrics.reconcilerActions.inc({ action }, n);
+  metrics.reconcilerSweeps.inc({ outcome: 'done' });
+  metrics.reconcilerLastSweep.set(Date.now() / 1000);
+}
+
+/** The ledger check's pass: a failure is logged, and the rest of the sweep stands. */
+async function checkLedgerOnce(
+  deps: ReconcilerDeps,
+): Promise<{ checked: number; mismatched: number } | undefined> {
+  try {
+    const r = await checkLedger(deps.database.db);
+    deps.metrics?.ledgerChecked.inc(r.checked);
+    if (r.mismatched > 0) {
+      deps.logger.error(
+        { mismatched: r.mismatched },
+        'ledger check: account balances differ from their ledger',
+      );
+    }
+    return r;
+  } catch (err) {
+    deps.logger.error({ err }, 'ledger check failed');
+    return undefined;
   }
 }
 
@@ -245,6 +302,7 @@ async function sweepTopUps(deps: ReconcilerDeps): Promise<{ topUpsCredited: numb
     const r = await reconcileTopUpOrders(deps.database.db, deps.topUps.providers, {
       afterMs: deps.topUps.afterMs,
       logger: deps.logger,
+      metrics: deps.metrics,
     });
     return { topUpsCredited: r.credited, topUpsExpired: r.expired };
   } catch (err) {

@@ -176,6 +176,7 @@ describe('operator surfaces', () => {
     );
     expect(text).toMatch(/route="unmatched"/);
     expect(text).not.toContain('/no/such/route/123');
-    expect(text).toMatch(/mediagate_queue_jobs\{queue="video-tasks",state="waiting",service="api-test"\}/);
+    // queue depths are the fleet's, reported by a reconciler only: a sum over processes counts each once
+    expect(text).not.toMatch(/^mediagate_queue_jobs\{/m);
   });
 });

@@ -120,9 +120,11 @@ export function register(router: Router, deps: ApiDeps): void {
     if (!provider || order.status !== 'created' || Date.now() - order.createdAt.getTime() < queryAfterMs)
       return;
     if ((await deps.redis.set(`topup-sync:${order.id}`, '1', 'PX', 5_000, 'NX')) !== 'OK') return;
-    const sync = syncTopUpOrder(db, provider, order, { closeIfExpired: false }).catch((err: unknown) => {
-      log.warn({ err, orderId: order.id }, 'top-up query failed');
-    });
+    const sync = syncTopUpOrder(db, provider, order, { closeIfExpired: false, metrics: deps.metrics }).catch(
+      (err: unknown) => {
+        log.warn({ err, orderId: order.id }, 'top-up query failed');
+      },
+    );
     await withTimeout(sync, 2_000, { what: 'top-up query' }).catch(() => {});
   };
 
@@ -204,6 +206,7 @@ export function register(router: Router, deps: ApiDeps): void {
     } catch (err) {
       req.log.warn({ err, orderId: order.id, provider: b.provider }, 'payment provider refused the order');
       await closeTopUpOrder(db, order.id, 'closed');
+      deps.metrics?.topUpOrders.inc({ provider: b.provider, outcome: 'closed' });
       throw new ApiError(
         'service_unavailable',
         `The payment provider '${b.provider}' is unavailable; try again.`,
@@ -211,6 +214,7 @@ export function register(router: Router, deps: ApiDeps): void {
     }
     const saved = (await setTopUpQrCode(db, order.id, qrCode)) ?? order;
     req.log.info({ orderId: order.id, provider: b.provider, amountFen }, 'top-up order created');
+    deps.metrics?.topUpOrders.inc({ provider: b.provider, outcome: 'created' });
     res.status(201).json(topUpObject(saved));
   });
 

@@ -35,7 +35,9 @@ describe('/metrics access', () => {
       'invalid_api_key',
     );
     const ok = await call(api, 'GET', '/metrics', { key: TOKEN });
-    expect(await expectContract(ok, contractFor('get /metrics'), 200)).toContain('mediagate_queue_jobs');
+    expect(await expectContract(ok, contractFor('get /metrics'), 200)).toContain(
+      'mediagate_http_request_duration_seconds',
+    );
   });
 
   it('is not served on the API port without a token, nor when it has a listener of its own', async () => {

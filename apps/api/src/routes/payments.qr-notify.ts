@@ -29,8 +29,16 @@ export function register(router: Router, deps: ApiDeps): void {
         if (a.body === undefined) res.end();
         else res.send(a.body);
       };
-      const refuse = (message: string, status: number, extra: Record<string, unknown> = {}) => {
+      const count = (outcome: string) => deps.metrics?.paymentNotifications.inc({ provider: name, outcome });
+      const refuse = (
+        reason: string,
+        message: string,
+        status: number,
+        extra: Record<string, unknown> = {},
+      ) => {
         req.log.warn({ provider: name, reason: message, ...extra }, 'payment notification refused');
+        count('refused');
+        deps.metrics?.paymentNotificationsRefused.inc({ provider: name, reason });
         send(provider.refuse(message, status));
       };
       const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
@@ -39,17 +47,17 @@ export function register(router: Router, deps: ApiDeps): void {
         n = provider.verifyNotification(req.headers, body);
       } catch (err) {
         if (err instanceof PaymentVerificationError) {
-          return refuse(err.message, err.kind === 'payload' ? 400 : 401, { kind: err.kind });
+          return refuse(err.kind, err.message, err.kind === 'payload' ? 400 : 401, { kind: err.kind });
         }
         throw err;
       }
       try {
         const order = await getTopUpOrder(db, n.orderId);
         if (!order || order.provider !== name) {
-          return refuse('unknown order', 404, { orderId: n.orderId.slice(0, 64) });
+          return refuse('unknown_order', 'unknown order', 404, { orderId: n.orderId.slice(0, 64) });
         }
         if (n.amountFen !== order.amountFen) {
-          return refuse('amount differs from the order', 400, {
+          return refuse('amount', 'amount differs from the order', 400, {
             orderId: order.id,
             expectedFen: order.amountFen,
             notifiedFen: n.amountFen,
@@ -57,6 +65,7 @@ export function register(router: Router, deps: ApiDeps): void {
         }
         if (!n.paid) {
           // another kind of event (closed, refunded): nothing to credit, stop the retries
+          count('accepted');
           send(provider.acknowledge());
           return;
         }
@@ -75,8 +84,11 @@ export function register(router: Router, deps: ApiDeps): void {
           },
           'payment notification',
         );
+        count('accepted');
+        if (result?.credited) deps.metrics?.topUpOrders.inc({ provider: name, outcome: 'credited' });
         send(provider.acknowledge());
       } catch (err) {
+        count('error');
         req.log.error({ err, provider: name }, 'payment notification not processed');
         send(provider.refuse('temporary failure', 500));
       }

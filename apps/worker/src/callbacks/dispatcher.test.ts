@@ -225,7 +225,7 @@ describe('callback dispatcher (real HTTP receivers)', () => {
     };
     const res = await reconcileOnce(deps);
     expect(res.callbacksRequeued).toBeGreaterThanOrEqual(1);
-    expect(await h.queue.getJobState(deliveryId)).not.toBe('unknown');
+    // the re-enqueued job may already have run and been removed by the time the sweep returns
     expect((await settled(deliveryId)).status).toBe('succeeded');
     expect(rx.received).toHaveLength(1);
     await reconcileOnce(deps);

@@ -152,6 +152,12 @@ export function createCallbackProcessor(deps: CallbackDispatcherDeps) {
     deps.metrics?.callbackAttempts.inc({
       outcome: verdict.kind === 'succeeded' ? 'delivered' : verdict.kind === 'failed' ? 'failed' : 'retry',
     });
+    // from the event to its delivery, first round only (a delivery sent again by hand is late by choice)
+    if (verdict.kind === 'succeeded' && delivery.attemptCount === delivery.roundAttempts) {
+      deps.metrics?.callbackDeliverySeconds.observe(
+        Math.max(0, result.startedAt.getTime() + result.latencyMs - delivery.createdAt.getTime()) / 1000,
+      );
+    }
     if (verdict.kind === 'succeeded') log.info(fields, 'callback delivered');
     else if (verdict.kind === 'failed')
       log.warn({ ...fields, reason: verdict.reason }, 'callback failed for good');

@@ -58,6 +58,7 @@ export function startVideoRole(deps: VideoRoleDeps): VideoRole {
     cooldownMs: config.UPSTREAM_BREAKER_COOLDOWN_MS,
     logger,
   });
+  deps.metrics?.watchChannels(channels);
   const agent = createHttpAgent({
     connectMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
     headersMs: config.UPSTREAM_TIMEOUT_MS,

@@ -1,4 +1,5 @@
 export * from './ledger';
+export * from './ledger-check';
 export * from './preflight';
 export * from './settlement';
 export * from './settlement';

@@ -8,6 +8,7 @@ export * from './local-storage';
 export type { S3MediaStorage, S3StorageOptions } from './s3-storage';
 export * from './sniff';
 export * from './source-hosts';
+export * from './stats';
 export * from './storage';
 export * from './task-media';
 export * from './thumbnail';

@@ -7,6 +7,7 @@ import {
 import type { Db } from '../db/client';
 import type { TopUpOrderRow } from '../db/schema';
 import type { Logger } from '../log';
+import type { Metrics } from '../metrics';
 import type { QrPaymentProvider } from './types';
 
 export interface TopUpReconcileResult {
@@ -25,7 +26,7 @@ export interface TopUpReconcileResult {
 export async function reconcileTopUpOrders(
   db: Db,
   providers: ReadonlyMap<string, QrPaymentProvider>,
-  opts: { afterMs: number; limit?: number; concurrency?: number; logger?: Logger },
+  opts: { afterMs: number; limit?: number; concurrency?: number; logger?: Logger; metrics?: Metrics },
 ): Promise<TopUpReconcileResult> {
   const result: TopUpReconcileResult = { checked: 0, credited: 0, expired: 0, failed: 0 };
   if (providers.size === 0) return result;
@@ -41,6 +42,7 @@ export async function reconcileTopUpOrders(
         const outcome = await syncTopUpOrder(db, provider, order, {
           closeIfExpired: true,
           logger: opts.logger,
+          metrics: opts.metrics,
         });
         if (outcome === 'credited') result.credited += 1;
         else if (outcome === 'expired') result.expired += 1;
@@ -64,6 +66,19 @@ export async function reconcileTopUpOrders(
  * past `expires_at`, then marks it `expired`. Returns what happened.
  */
 export async function syncTopUpOrder(
+  db: Db,
+  provider: QrPaymentProvider,
+  order: TopUpOrderRow,
+  opts: { closeIfExpired: boolean; logger?: Logger; metrics?: Metrics },
+): Promise<'credited' | 'expired' | 'mismatch' | 'unchanged'> {
+  const outcome = await syncOrder(db, provider, order, opts);
+  const counted = { credited: 'credited', expired: 'expired', mismatch: 'amount_mismatch' } as const;
+  if (outcome !== 'unchanged')
+    opts.metrics?.topUpOrders.inc({ provider: order.provider, outcome: counted[outcome] });
+  return outcome;
+}
+
+async function syncOrder(
   db: Db,
   provider: QrPaymentProvider,
   order: TopUpOrderRow,

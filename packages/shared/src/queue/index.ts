@@ -4,4 +4,5 @@ export * from './connection';
 export * from './keys';
 export * from './legacy';
 export * from './media-queue';
+export * from './stats';
 export * from './video-queue';

@@ -5,4 +5,5 @@ export * from './events';
 export * from './idempotency';
 export * from './lifecycle';
 export * from './list';
+export * from './stats';
 export * from './tasks';

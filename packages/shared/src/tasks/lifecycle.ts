@@ -58,6 +58,30 @@ const seconds = (from: Date, to: Date | null) =>
   Math.max(0, ((to ?? new Date()).getTime() - from.getTime()) / 1000);
 
 /**
+ * Failures the client caused: a cancel, or an input the vendor refused (invalid, unreachable or
+ * inspected image or prompt). Every other failure counts against the service's success objective.
+ */
+const CLIENT_FAILURES = new Set([
+  'canceled',
+  'InvalidParameter',
+  'InvalidURL',
+  'DataInspectionFailed',
+  'IPInfringementSuspect',
+]);
+
+/** The failures of a submit whose outcome at the vendor is unknown (the vendor may bill for it). */
+const UNRESOLVED_SUBMITS: Record<string, string | undefined> = {
+  upstream_submit_interrupted: 'interrupted',
+  upstream_submit_uncertain: 'uncertain',
+};
+
+/** A finished task's outcome for the success objective: succeeded, failed_client or failed_service. */
+export function taskOutcome(row: Pick<TaskRow, 'status' | 'errorCode'>): string {
+  if (row.status === 'succeeded') return 'succeeded';
+  return row.errorCode && CLIENT_FAILURES.has(row.errorCode) ? 'failed_client' : 'failed_service';
+}
+
+/**
  * Counts a move this process made: the transition, the pickup or completion time, and the money
  * it moved (the charge of a created task, the refund of a failed one).
  */
@@ -77,6 +101,11 @@ export function countTaskMove(metrics: Metrics | undefined, row: TaskRow): void 
       seconds(row.createdAt, row.completedAt),
     );
   }
+  if (row.status === 'succeeded' || row.status === 'failed') {
+    metrics.taskOutcomes.inc({ model: row.model, outcome: taskOutcome(row) });
+  }
+  const unresolved = row.status === 'failed' ? UNRESOLVED_SUBMITS[row.errorCode ?? ''] : undefined;
+  if (unresolved) metrics.submitsUnresolved.inc({ reason: unresolved });
   if (row.status === 'failed' && row.priceMicroUsd > 0) {
     metrics.billingMicroUsd.inc({ kind: 'refund' }, row.priceMicroUsd);
     metrics.billingOperations.inc({ kind: 'refund' });

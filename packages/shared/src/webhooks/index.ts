@@ -5,3 +5,4 @@ export * from './send';
 export * from './settings';
 export * from './signing';
 export * from './ssrf';
+export * from './stats';
