@@ -159,7 +159,7 @@ async function main(): Promise<void> {
       database,
       redis,
       queues: [videoQueue, callbacksQueue, mediaQueue],
-      key: `${config.QUEUE_PREFIX}:fleet-reporter`,
+      key: redisKey(config.QUEUE_PREFIX, 'fleet-reporter'),
       token: randomUUID(),
     });
     metrics.reportFleet(fleet);
