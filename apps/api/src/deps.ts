@@ -28,6 +28,8 @@ export interface ApiDeps {
   videoQueue: Queue;
   /** producer side of the callbacks queue (redeliveries) */
   callbacksQueue: Queue;
+  /** the media-copy queue, shown to operators (bull-board, queue depths) when given */
+  mediaQueue?: Queue;
   catalog: ModelCatalog;
   logger: Logger;
   config: Pick<

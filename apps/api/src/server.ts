@@ -10,7 +10,12 @@ import { createMediaLinkSigner, createMediaStorage } from '@mediagate/shared/med
 import { createMetrics } from '@mediagate/shared/metrics';
 import { createQrPaymentProviders } from '@mediagate/shared/payments';
 import { closeHttpServer, exitOnStartupError, onShutdown } from '@mediagate/shared/process';
-import { createCallbacksQueue, createRedis, createVideoQueue } from '@mediagate/shared/queue';
+import {
+  createCallbacksQueue,
+  createMediaQueue,
+  createRedis,
+  createVideoQueue,
+} from '@mediagate/shared/queue';
 import { TaskDurations } from '@mediagate/shared/tasks';
 import { createSsrfPolicy } from '@mediagate/shared/webhooks';
 import { buildApp } from './app';
@@ -42,6 +47,7 @@ function main(): void {
   const redis = createRedis(config.REDIS_URL, 'producer', { cluster: config.REDIS_CLUSTER });
   const videoQueue = createVideoQueue(redis, config.QUEUE_PREFIX, { telemetry: tracing.bullmq });
   const callbacksQueue = createCallbacksQueue(redis, config.QUEUE_PREFIX, { telemetry: tracing.bullmq });
+  const mediaQueue = createMediaQueue(redis, config.QUEUE_PREFIX);
   const metrics = createMetrics({ service: 'api' });
   const ssrf = createSsrfPolicy({
     allowCidrs: config.SSRF_ALLOW_CIDRS,
@@ -113,6 +119,7 @@ function main(): void {
     database,
     redis,
     videoQueue,
+    mediaQueue,
     callbacksQueue,
     ssrf,
     catalog,
@@ -171,6 +178,7 @@ function main(): void {
       await taskEvents.close();
       await videoQueue.close();
       await callbacksQueue.close();
+      await mediaQueue.close();
       await upstreams.close();
       await mailer.drain(); // mails answered before the shutdown still leave
       mailer.close();

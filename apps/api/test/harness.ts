@@ -15,6 +15,7 @@ import { createMetrics } from '@mediagate/shared/metrics';
 import { createQrPaymentProviders } from '@mediagate/shared/payments';
 import {
   createCallbacksQueue,
+  createMediaQueue,
   createRedis,
   createVideoQueue,
   type RedisClient,
@@ -77,6 +78,7 @@ export async function startTestApi(
   const redis = createRedis(overrides.redisUrl ?? redisUrl, 'producer');
   const videoQueue = createVideoQueue(redis, prefix);
   const callbacksQueue = createCallbacksQueue(redis, prefix);
+  const mediaQueue = createMediaQueue(redis, prefix);
   const logger = createLogger({ service: 'api-test', level: 'silent' });
   const mediaDir = await mkdtemp(path.join(os.tmpdir(), 'api-media-'));
   const config = {
@@ -119,6 +121,7 @@ export async function startTestApi(
     redis,
     videoQueue,
     callbacksQueue,
+    mediaQueue,
     ssrf: createSsrfPolicy({ allowCidrs: overrides.ssrfAllowCidrs ?? '', resolve: overrides.resolve }),
     catalog: defaultCatalog(),
     images: upstreams.images,
@@ -198,10 +201,12 @@ export async function startTestApi(
       const cleanup = Promise.all([
         videoQueue.obliterate({ force: true }).catch(() => {}),
         callbacksQueue.obliterate({ force: true }).catch(() => {}),
+        mediaQueue.obliterate({ force: true }).catch(() => {}),
       ]);
       await Promise.race([cleanup, new Promise((r) => setTimeout(r, 2_000).unref())]);
       await videoQueue.close();
       await callbacksQueue.close();
+      await mediaQueue.close();
       await upstreams.close();
       await mailer.drain();
       mailer.close();

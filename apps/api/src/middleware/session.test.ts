@@ -1,6 +1,6 @@
 import { consoleAccount, PASSWORD } from '../../test/console';
-import { sessionCookieSecure } from './session';
 import { call, expectError, startTestApi, type TestApi } from '../../test/harness';
+import { sessionCookieSecure } from './session';
 
 let api: TestApi;
 beforeAll(async () => {

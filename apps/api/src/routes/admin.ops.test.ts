@@ -50,8 +50,14 @@ describe('operator surfaces', () => {
     expect(await page.text()).toMatch(/<html/i);
     const queues = await adminCall('GET', '/admin/queues/api/queues');
     expect(queues.status).toBe(200);
-    const body = (await queues.json()) as { queues: Array<{ name: string }> };
-    expect(body.queues.map((q) => q.name).sort()).toEqual(['callbacks', 'video-tasks']);
+    const body = (await queues.json()) as { queues: Array<{ name: string; description?: string }> };
+    // every queue, each saying why its Completed list stays empty
+    expect(body.queues.map((q) => q.name).sort()).toEqual(['callbacks', 'media-copy', 'video-tasks']);
+    for (const q of body.queues) expect(q.description).toMatch(/Completed jobs are removed at once/);
+    const depths = (await (await adminCall('GET', '/admin/api/queues')).json()) as {
+      data: Array<{ name: string }>;
+    };
+    expect(depths.data.map((q) => q.name).sort()).toEqual(['callbacks', 'media-copy', 'video-tasks']);
   });
 
   it('finds tasks by status, model, account and age, newest first', async () => {

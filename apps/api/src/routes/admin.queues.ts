@@ -4,7 +4,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import { recordOperatorAction } from '@mediagate/shared/audit';
 import { consoleObject, listOf } from '@mediagate/shared/contracts';
 import { ApiError } from '@mediagate/shared/errors';
-import { QUEUE_NAMES } from '@mediagate/shared/queue';
+import { QUEUE_NAMES, type QueueName } from '@mediagate/shared/queue';
 import type { Express, RequestHandler, Router } from 'express';
 import { z } from 'zod';
 import { auditActor } from '../audit';
@@ -16,11 +16,31 @@ import { type ConsolePages, wantsPage } from './console-app';
 const queueOf = (deps: ApiDeps, name: string) => {
   if (name === QUEUE_NAMES.video) return deps.videoQueue;
   if (name === QUEUE_NAMES.callbacks) return deps.callbacksQueue;
+  if (name === QUEUE_NAMES.media && deps.mediaQueue) return deps.mediaQueue;
   throw new ApiError('not_found', `No queue named '${name.slice(0, 64)}'.`, 'queue');
 };
 
+/** Every queue of the gateway the API holds. */
+const queuesOf = (deps: ApiDeps) =>
+  [deps.videoQueue, deps.callbacksQueue, deps.mediaQueue].filter((q): q is NonNullable<typeof q> => !!q);
+
 /**
- * The queue dashboard (bull-board: job lists, retry and clean actions) at /admin/queues, and
+ * What each queue carries, and why its Completed list is empty: a finished job is removed at once,
+ * because its id is the id of the row it works on and a kept one would stop that row from being
+ * enqueued again (the reconciler, a redelivery). What finished is counted in Prometheus instead.
+ */
+const QUEUE_DESCRIPTIONS: Record<QueueName, string> = {
+  [QUEUE_NAMES.video]:
+    'Video tasks: one job per task, run again for each poll. Completed jobs are removed at once (the job id is the task id); finished tasks are counted by mediagate_video_task_outcomes_total.',
+  [QUEUE_NAMES.callbacks]:
+    'Callback deliveries: one job per delivery, re-scheduled for each retry. Completed jobs are removed at once (the job id is the delivery id); delivered callbacks are counted by mediagate_callback_attempts_total{outcome="delivered"}.',
+  [QUEUE_NAMES.media]:
+    'Copies of succeeded videos into storage: one job per try. Completed jobs are removed at once (the job id is the task id); copies are counted by mediagate_media_copies_total.',
+};
+
+/**
+ * The queue dashboard (bull-board: every queue's job lists, retry and clean actions, links back
+ * to the console) at /admin/queues, and
  * pause/resume of a queue through the admin API; both for operators only. The dashboard works from
  * the console's session cookie, so an operator signed in to the console opens it directly.
  */
@@ -28,8 +48,19 @@ export function mountQueueDashboard(app: Express, deps: ApiDeps, pages?: Console
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath('/admin/queues');
   createBullBoard({
-    queues: [new BullMQAdapter(deps.videoQueue), new BullMQAdapter(deps.callbacksQueue)],
+    queues: queuesOf(deps).map(
+      (q) => new BullMQAdapter(q, { description: QUEUE_DESCRIPTIONS[q.name as QueueName] ?? '' }),
+    ),
     serverAdapter,
+    options: {
+      uiConfig: {
+        boardTitle: 'mediagate queues',
+        miscLinks: [
+          { text: 'Console: tasks', url: '/admin/tasks' },
+          { text: 'Console: queues', url: '/admin/queue-status' },
+        ],
+      },
+    },
   });
   const dashboard = serverAdapter.getRouter() as Express;
   // bull-board's own Express app would add X-Powered-By back
@@ -49,7 +80,7 @@ export function mountQueueDashboard(app: Express, deps: ApiDeps, pages?: Console
 export function register(router: Router, deps: ApiDeps): void {
   router.get('/queues', ...requireAdmin(deps), async (_req, res) => {
     const data = await Promise.all(
-      [deps.videoQueue, deps.callbacksQueue].map(async (q) => ({
+      queuesOf(deps).map(async (q) => ({
         name: q.name,
         paused: await q.isPaused(),
         counts: await q.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'),
