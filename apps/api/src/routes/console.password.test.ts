@@ -313,3 +313,61 @@ describe('junk reset attempts from other addresses do not lock the owner out', (
     );
   });
 });
+
+describe('revoking every key with a password reset or change', () => {
+  const works = async (key: string) => (await call(api, 'GET', '/v1/models', { key })).status;
+  /** an account with a second key, as someone who took the account over would make */
+  const withTwoKeys = async () => {
+    const a = await consoleAccount(api);
+    const res = await consoleCall(api, 'POST', '/console/api/tokens', a.session, {
+      name: 'made by someone else',
+    });
+    const extra = ((await res.json()) as { key: string }).key;
+    expect([await works(a.key), await works(extra)]).toEqual([200, 200]);
+    return { ...a, keys: [a.key, extra] };
+  };
+  const resetWith = async (email: string, extra: Record<string, unknown>) => {
+    await post('/password/forgot', { email });
+    const code = await resetCode(email, 0);
+    return post('/password/reset', { email, code, password: 'a brand new password 7', ...extra });
+  };
+
+  it('a reset without it leaves the keys working (keys_revoked 0)', async () => {
+    const a = await withTwoKeys();
+    const res = await resetWith(a.email, {});
+    expect(await expectContract(res, contractFor('post /console/api/password/reset'), 200)).toMatchObject({
+      keys_revoked: 0,
+    });
+    for (const key of a.keys) expect(await works(key)).toBe(200);
+  });
+
+  it('a reset with revoke_keys deletes every key of the account in the same step; they are refused at once', async () => {
+    const a = await withTwoKeys();
+    const other = await consoleAccount(api);
+    const res = await resetWith(a.email, { revoke_keys: true });
+    expect(await expectContract(res, contractFor('post /console/api/password/reset'), 200)).toMatchObject({
+      keys_revoked: 2,
+    });
+    for (const key of a.keys) expect(await works(key)).toBe(401);
+    expect(await works(other.key)).toBe(200);
+    // the owner signs in with the new password and makes new keys
+    const session = ((await (await login(a.email, 'a brand new password 7')).json()) as { token: string })
+      .token;
+    const tokens = await consoleCall(api, 'GET', '/console/api/tokens', session);
+    expect(((await tokens.json()) as { data: unknown[] }).data).toEqual([]);
+  });
+
+  it('a change with revoke_keys deletes every key; the session that changed it stays', async () => {
+    const a = await withTwoKeys();
+    const res = await post(
+      '/password/change',
+      { current_password: PASSWORD, new_password: 'changed password 42', revoke_keys: true },
+      a.session,
+    );
+    expect(await expectContract(res, contractFor('post /console/api/password/change'), 200)).toMatchObject({
+      keys_revoked: 2,
+    });
+    for (const key of a.keys) expect(await works(key)).toBe(401);
+    expect((await consoleCall(api, 'GET', '/console/api/me', a.session)).status).toBe(200);
+  });
+});

@@ -15,6 +15,7 @@ import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { clientAddressGroup } from '../ip-rules';
+import { announceKeyChange } from '../key-revocations';
 import { passwordResetMail } from '../mail/mailer';
 import { parseBody } from '../middleware/body';
 import { requireSession, sessionOf } from '../middleware/session';
@@ -26,6 +27,13 @@ const newPassword = z
   .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
   .max(MAX_PASSWORD_LENGTH, `must be at most ${MAX_PASSWORD_LENGTH} characters`);
 
+const revokeKeysField = z
+  .boolean()
+  .default(false)
+  .describe(
+    'also delete every API key of the account (for an account someone else may have used: keys they made stop at once); default false: keys keep working',
+  );
+
 export const forgotBody = z.strictObject({ email: emailField });
 export const resetBody = z.strictObject({
   email: emailField,
@@ -34,10 +42,12 @@ export const resetBody = z.strictObject({
     .trim()
     .regex(/^\d{6}$/, 'must be the 6-digit code from the e-mail'),
   password: newPassword,
+  revoke_keys: revokeKeysField,
 });
 export const changeBody = z.strictObject({
   current_password: z.string().min(1).max(MAX_PASSWORD_LENGTH),
   new_password: newPassword,
+  revoke_keys: revokeKeysField,
 });
 
 function resetPolicy(config: ApiDeps['config']): PasswordResetPolicy {
@@ -84,16 +94,25 @@ export function register(router: Router, deps: ApiDeps): void {
   });
 
   router.post('/password/reset', ...body, async (req, res) => {
-    const { email, code, password } = resetBody.parse(req.body ?? {});
+    const { email, code, password, revoke_keys } = resetBody.parse(req.body ?? {});
     await deps.rateLimits.authAttempt('reset-verify', email, clientAddressGroup(req));
+    let keysRevoked: number;
     try {
-      const { accountId } = await resetPassword(deps.database.db, { email, code, password }, policy);
-      req.log.info({ accountId }, 'password reset; every session ended');
+      const done = await resetPassword(
+        deps.database.db,
+        { email, code, password, revokeKeys: revoke_keys },
+        policy,
+      );
+      keysRevoked = done.keysRevoked;
+      if (keysRevoked > 0) await announceKeyChange(deps, { accountId: done.accountId });
+      req.log.info({ accountId: done.accountId, keysRevoked }, 'password reset; every session ended');
     } catch (err) {
       if (err instanceof PasswordResetFailedError) throw new ApiError('invalid_request', err.message, 'code');
       throw err;
     }
-    res.status(200).json({ object: 'password_reset', status: 'reset', sessions_ended: true });
+    res
+      .status(200)
+      .json({ object: 'password_reset', status: 'reset', sessions_ended: true, keys_revoked: keysRevoked });
   });
 
   router.post('/password/change', requireSession(deps), ...body, async (req, res) => {
@@ -101,21 +120,29 @@ export function register(router: Router, deps: ApiDeps): void {
     const session = sessionOf(req);
     // a stolen session must not be able to guess the current password at leisure
     await deps.rateLimits.authAttempt('password-change', session.email, clientAddressGroup(req));
+    let keysRevoked: number;
     try {
-      await changePassword(deps.database.db, {
+      ({ keysRevoked } = await changePassword(deps.database.db, {
         accountId: session.accountId,
         currentPassword: b.current_password,
         newPassword: b.new_password,
         keepSessionId: session.sessionId,
-      });
+        revokeKeys: b.revoke_keys,
+      }));
     } catch (err) {
       if (err instanceof WrongPasswordError) {
         throw new ApiError('invalid_request', err.message, 'current_password');
       }
       throw err;
     }
-    req.log.info({ accountId: session.accountId }, 'password changed; other sessions ended');
-    res.status(200).json({ object: 'password_change', status: 'changed', other_sessions_ended: true });
+    if (keysRevoked > 0) await announceKeyChange(deps, { accountId: session.accountId });
+    req.log.info({ accountId: session.accountId, keysRevoked }, 'password changed; other sessions ended');
+    res.status(200).json({
+      object: 'password_change',
+      status: 'changed',
+      other_sessions_ended: true,
+      keys_revoked: keysRevoked,
+    });
   });
 }
 
@@ -135,20 +162,28 @@ export const contracts: RouteContract[] = [
   ),
   op(
     'POST /console/api/password/reset',
-    'Set a new password with the e-mailed code; every session of the account ends',
+    'Set a new password with the e-mailed code; every session of the account ends; with revoke_keys, every API key is deleted too',
     {
       body: resetBody,
-      200: consoleObject('PasswordReset', { status: z.string() }),
+      200: consoleObject('PasswordReset', {
+        status: z.string(),
+        sessions_ended: z.boolean(),
+        keys_revoked: z.number().int().describe('API keys deleted (revoke_keys)'),
+      }),
       400: 'wrong or expired code',
     },
   ),
   op(
     'POST /console/api/password/change',
-    'Change the password (the current one is needed); other sessions end',
+    'Change the password (the current one is needed); other sessions end; with revoke_keys, every API key is deleted too',
     {
       auth: 'session',
       body: changeBody,
-      200: consoleObject('PasswordChanged', { status: z.string() }),
+      200: consoleObject('PasswordChanged', {
+        status: z.string(),
+        other_sessions_ended: z.boolean(),
+        keys_revoked: z.number().int().describe('API keys deleted (revoke_keys)'),
+      }),
       400: 'wrong current password',
     },
   ),

@@ -644,7 +644,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Set a new password with the e-mailed code; every session of the account ends */
+    /** Set a new password with the e-mailed code; every session of the account ends; with revoke_keys, every API key is deleted too */
     post: operations['postConsoleApiPasswordReset'];
     delete?: never;
     options?: never;
@@ -661,7 +661,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Change the password (the current one is needed); other sessions end */
+    /** Change the password (the current one is needed); other sessions end; with revoke_keys, every API key is deleted too */
     post: operations['postConsoleApiPasswordChange'];
     delete?: never;
     options?: never;
@@ -1538,12 +1538,18 @@ export interface components {
     PasswordReset: {
       object?: string;
       status: string;
+      sessions_ended: boolean;
+      /** @description API keys deleted (revoke_keys) */
+      keys_revoked: number;
     } & {
       [key: string]: unknown;
     };
     PasswordChanged: {
       object?: string;
       status: string;
+      other_sessions_ended: boolean;
+      /** @description API keys deleted (revoke_keys) */
+      keys_revoked: number;
     } & {
       [key: string]: unknown;
     };
@@ -2784,7 +2790,7 @@ export interface operations {
           'application/json': components['schemas']['ImagesResponse'];
         };
       };
-      /** @description balance or key quota too low */
+      /** @description balance or key quota too low (before the body is read when it cannot pay for the cheapest image) */
       402: {
         headers: {
           [name: string]: unknown;
@@ -2793,7 +2799,16 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description rate limited (Retry-After) */
+      /** @description the key may not use the model (or any image model) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description rate limited, or too many request bodies in flight for the account or the server (Retry-After) */
       429: {
         headers: {
           [name: string]: unknown;
@@ -3478,6 +3493,11 @@ export interface operations {
           email: string;
           code: string;
           password: string;
+          /**
+           * @description also delete every API key of the account (for an account someone else may have used: keys they made stop at once); default false: keys keep working
+           * @default false
+           */
+          revoke_keys?: boolean;
         };
       };
     };
@@ -3523,6 +3543,11 @@ export interface operations {
         'application/json': {
           current_password: string;
           new_password: string;
+          /**
+           * @description also delete every API key of the account (for an account someone else may have used: keys they made stop at once); default false: keys keep working
+           * @default false
+           */
+          revoke_keys?: boolean;
         };
       };
     };

@@ -109,6 +109,10 @@ export const en = {
   'changePassword.intro': 'Your other sessions are signed out when the password changes.',
   'changePassword.submit': 'Change the password',
   'changePassword.done': 'Password changed; other sessions were signed out.',
+  'password.revokeKeys': 'Also delete every API key of the account',
+  'password.revokeKeysHint':
+    'For an account someone else may have used: keys they made stop working at once. Your programs need new keys afterwards. Left unticked, every key keeps working.',
+  'password.keysRevoked': '{count} API keys were deleted.',
 
   'dashboard.balance': 'Balance',
   'dashboard.spent30': 'Spent in the last 30 days',

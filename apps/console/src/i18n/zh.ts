@@ -110,6 +110,10 @@ export const zh: Record<MessageKey, string> = {
   'changePassword.intro': '修改密码后，您的其他会话将被退出。',
   'changePassword.submit': '修改密码',
   'changePassword.done': '密码已修改，其他会话已退出。',
+  'password.revokeKeys': '同时删除该账户的所有 API 密钥',
+  'password.revokeKeysHint':
+    '适用于可能被他人使用过的账户：他们创建的密钥会立即失效，之后您的程序需要新的密钥。不勾选时，所有密钥继续有效。',
+  'password.keysRevoked': '已删除 {count} 个 API 密钥。',
 
   'dashboard.balance': '余额',
   'dashboard.spent30': '近 30 天消费',

@@ -1,5 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
-import { App, Button, Card, Form, Input, Typography } from 'antd';
+import { App, Button, Card, Checkbox, Form, Input, Typography } from 'antd';
 import { api, unwrap } from '../api/client';
 import { NewPasswordField } from '../components/AccountFields';
 import { ErrorAlert } from '../components/ErrorAlert';
@@ -10,11 +10,15 @@ export function ChangePasswordPage() {
   const { message } = App.useApp();
   const [form] = Form.useForm();
   const change = useMutation({
-    mutationFn: (v: { current_password: string; new_password: string }) =>
+    mutationFn: (v: { current_password: string; new_password: string; revoke_keys: boolean }) =>
       unwrap(api.POST('/console/api/password/change', { body: v })),
-    onSuccess: () => {
+    onSuccess: (done) => {
       form.resetFields();
-      void message.success(t('changePassword.done'));
+      void message.success(
+        done.keys_revoked > 0
+          ? `${t('changePassword.done')} ${t('password.keysRevoked', { count: done.keys_revoked })}`
+          : t('changePassword.done'),
+      );
     },
   });
   return (
@@ -27,8 +31,12 @@ export function ChangePasswordPage() {
         form={form}
         layout="vertical"
         requiredMark={false}
-        onFinish={(v: { current: string; password: string }) =>
-          change.mutate({ current_password: v.current, new_password: v.password })
+        onFinish={(v: { current: string; password: string; revokeKeys?: boolean }) =>
+          change.mutate({
+            current_password: v.current,
+            new_password: v.password,
+            revoke_keys: !!v.revokeKeys,
+          })
         }
       >
         <Form.Item
@@ -39,6 +47,9 @@ export function ChangePasswordPage() {
           <Input.Password autoComplete="current-password" />
         </Form.Item>
         <NewPasswordField label={t('field.newPassword')} />
+        <Form.Item name="revokeKeys" valuePropName="checked" extra={t('password.revokeKeysHint')}>
+          <Checkbox>{t('password.revokeKeys')}</Checkbox>
+        </Form.Item>
         {change.error ? <ErrorAlert error={change.error} style={{ marginBottom: 16 }} /> : null}
         <Button type="primary" htmlType="submit" loading={change.isPending}>
           {t('changePassword.submit')}

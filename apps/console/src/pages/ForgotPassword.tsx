@@ -1,5 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
-import { Button, Card, Form, Input, Result, Space, Typography } from 'antd';
+import { Button, Card, Checkbox, Form, Input, Result, Space, Typography } from 'antd';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, unwrap } from '../api/client';
@@ -16,10 +16,15 @@ export function ForgotPasswordPage() {
     onSuccess: (_r, v) => setEmail(v.email),
   });
   const reset = useMutation({
-    mutationFn: (v: { code: string; password: string }) =>
+    mutationFn: (v: { code: string; password: string; revokeKeys?: boolean }) =>
       unwrap(
         api.POST('/console/api/password/reset', {
-          body: { email: email ?? '', code: v.code.trim(), password: v.password },
+          body: {
+            email: email ?? '',
+            code: v.code.trim(),
+            password: v.password,
+            revoke_keys: !!v.revokeKeys,
+          },
         }),
       ),
   });
@@ -30,7 +35,11 @@ export function ForgotPasswordPage() {
         <Result
           status="success"
           title={t('forgot.done')}
-          subTitle={t('forgot.doneHint')}
+          subTitle={
+            reset.data.keys_revoked > 0
+              ? `${t('forgot.doneHint')} ${t('password.keysRevoked', { count: reset.data.keys_revoked })}`
+              : t('forgot.doneHint')
+          }
           extra={
             <Link to="/login">
               <Button type="primary">{t('login.submit')}</Button>
@@ -57,7 +66,7 @@ export function ForgotPasswordPage() {
       ) : (
         <Form
           layout="vertical"
-          onFinish={(v: { code: string; password: string }) => reset.mutate(v)}
+          onFinish={(v: { code: string; password: string; revokeKeys?: boolean }) => reset.mutate(v)}
           requiredMark={false}
         >
           <Typography.Paragraph role="status">{t('forgot.sent', { email })}</Typography.Paragraph>
@@ -69,6 +78,9 @@ export function ForgotPasswordPage() {
             <Input inputMode="numeric" autoComplete="one-time-code" maxLength={8} autoFocus />
           </Form.Item>
           <NewPasswordField label={t('field.newPassword')} />
+          <Form.Item name="revokeKeys" valuePropName="checked" extra={t('password.revokeKeysHint')}>
+            <Checkbox>{t('password.revokeKeys')}</Checkbox>
+          </Form.Item>
           {reset.error ? <ErrorAlert error={reset.error} style={{ marginBottom: 16 }} /> : null}
           <Space orientation="vertical" style={{ width: '100%' }}>
             <Button type="primary" htmlType="submit" block loading={reset.isPending}>

@@ -146,6 +146,30 @@ describe('forgot-password page', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Set the new password' }));
     expect(await screen.findByText('Your password has been reset')).toBeTruthy();
   });
+
+  it('offers to delete every API key with the reset, sends it only when ticked, and says how many went', async () => {
+    const calls = fakeApi((_m, path, body) => {
+      if (path === '/console/api/password/forgot') return { status: 202, body: { object: 'password_reset' } };
+      const revoke = (body as { revoke_keys?: boolean }).revoke_keys;
+      return {
+        status: 200,
+        body: { object: 'password_reset', status: 'reset', keys_revoked: revoke ? 2 : 0 },
+      };
+    });
+    renderAt('/forgot-password', [{ path: '/forgot-password', element: <ForgotPasswordPage /> }]);
+    type('E-mail', 'r@example.test');
+    fireEvent.click(screen.getByRole('button', { name: 'Send the reset code' }));
+    type(await screen.findByLabelText('Reset code').then(() => 'Reset code'), '123456');
+    type('New password', 'a-new-password-9');
+    type('Password again', 'a-new-password-9');
+    fireEvent.click(screen.getByLabelText('Also delete every API key of the account'));
+    fireEvent.click(screen.getByRole('button', { name: 'Set the new password' }));
+    expect(await screen.findByText(/2 API keys were deleted/)).toBeTruthy();
+    expect(calls.find((c) => c.path === '/console/api/password/reset')?.body).toMatchObject({
+      code: '123456',
+      revoke_keys: true,
+    });
+  });
 });
 
 describe('keys page', () => {

@@ -1,7 +1,7 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import { and, eq, isNull, lt, ne, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { accounts, consoleSessions, passwordResets } from '../db/schema';
+import { accounts, apiKeys, consoleSessions, passwordResets } from '../db/schema';
 import { hashPassword, verifyPassword } from './passwords';
 import { normalizeEmail } from './registration';
 
@@ -95,16 +95,31 @@ export async function abandonPasswordReset(
 }
 
 /**
+ * Deletes every key of the account (kept as `revoked`, as a key deleted one by one is) within the
+ * transaction of a password change or reset; returns how many. The caller announces the change to
+ * the API replicas once it has committed.
+ */
+async function revokeAllKeys(tx: Pick<Db, 'update'>, accountId: string): Promise<number> {
+  const rows = await tx
+    .update(apiKeys)
+    .set({ status: 'revoked', revokedAt: new Date() })
+    .where(and(eq(apiKeys.accountId, accountId), ne(apiKeys.status, 'revoked')))
+    .returning({ id: apiKeys.id });
+  return rows.length;
+}
+
+/**
  * Sets a new password with the code of a pending reset and ends every session of the account, in
- * one transaction; the code works once. A wrong code counts one try (in one statement, so parallel
+ * one transaction; the code works once. With `revokeKeys` every API key of the account is deleted
+ * in the same transaction (`keysRevoked` says how many). A wrong code counts one try (in one statement, so parallel
  * guesses cannot pass the limit); after `maxAttempts` the code stops working. Throws
  * PasswordResetFailedError saying why, in words that do not reveal whether the address has an account.
  */
 export async function resetPassword(
   db: Db,
-  args: { email: string; code: string; password: string },
+  args: { email: string; code: string; password: string; revokeKeys?: boolean },
   policy: PasswordResetPolicy,
-): Promise<{ accountId: string }> {
+): Promise<{ accountId: string; keysRevoked: number }> {
   const [pending] = await db
     .select({
       accountId: passwordResets.accountId,
@@ -152,25 +167,33 @@ export async function resetPassword(
       .update(consoleSessions)
       .set({ revokedAt: new Date() })
       .where(and(eq(consoleSessions.accountId, claimed.accountId), isNull(consoleSessions.revokedAt)));
-    return { accountId: claimed.accountId };
+    const keysRevoked = args.revokeKeys ? await revokeAllKeys(tx, claimed.accountId) : 0;
+    return { accountId: claimed.accountId, keysRevoked };
   });
 }
 
 /**
  * Changes the password of a signed-in account after checking the current one, and ends its other
- * sessions (the one given stays), in one transaction. Throws WrongPasswordError.
+ * sessions (the one given stays), in one transaction; with `revokeKeys`, deletes every API key of
+ * the account in it too (returns how many). Throws WrongPasswordError.
  */
 export async function changePassword(
   db: Db,
-  args: { accountId: string; currentPassword: string; newPassword: string; keepSessionId: string },
-): Promise<void> {
+  args: {
+    accountId: string;
+    currentPassword: string;
+    newPassword: string;
+    keepSessionId: string;
+    revokeKeys?: boolean;
+  },
+): Promise<{ keysRevoked: number }> {
   const [row] = await db
     .select({ hash: accounts.passwordHash })
     .from(accounts)
     .where(eq(accounts.id, args.accountId));
   if (!row?.hash || !(await verifyPassword(row.hash, args.currentPassword))) throw new WrongPasswordError();
   const passwordHash = await hashPassword(args.newPassword);
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     await tx
       .update(accounts)
       .set({ passwordHash, updatedAt: new Date() })
@@ -186,5 +209,6 @@ export async function changePassword(
         ),
       );
     await tx.delete(passwordResets).where(eq(passwordResets.accountId, args.accountId));
+    return { keysRevoked: args.revokeKeys ? await revokeAllKeys(tx, args.accountId) : 0 };
   });
 }
