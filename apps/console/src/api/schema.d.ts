@@ -2273,7 +2273,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description too many open event streams for this key */
+      /** @description too many open event streams for this key, this account or this server */
       429: {
         headers: {
           [name: string]: unknown;
