@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,6 +37,8 @@ export interface Stack {
   workers: RunningProcess[];
   /** starts one more video worker process */
   addWorker: () => Promise<RunningProcess>;
+  /** the reconciler process, when the stack has one */
+  reconcilerProcess?: RunningProcess;
   /** callback dispatcher processes (worker role `callbacks`) */
   callbackWorkers: RunningProcess[];
   addCallbacksWorker: () => Promise<RunningProcess>;
@@ -157,7 +159,10 @@ export async function startStack(
     return w;
   };
   for (let i = 0; i < (opts.callbackWorkers ?? 0); i++) await addCallbacksWorker();
-  if (opts.reconciler ?? true) await start('reconciler', ENTRIES.worker, {}, ['--role=reconciler']);
+  const reconcilerProcess =
+    (opts.reconciler ?? true)
+      ? await start('reconciler', ENTRIES.worker, {}, ['--role=reconciler'])
+      : undefined;
 
   const pool = new Pool({ connectionString: testDb.url, max: 3 });
   pool.on('error', () => {}); // idle clients die when a drill restarts Postgres
@@ -180,6 +185,7 @@ export async function startStack(
     redis,
     prefix,
     apiProcess,
+    reconcilerProcess,
     workers,
     addWorker,
     callbackWorkers,
