@@ -223,6 +223,7 @@ export const ENDPOINTS: Endpoint[] = [
   ep('GET /readyz', 'none', 40),
   ep('GET /metrics', 'none', 40),
   ep('GET /openapi.json', 'none', 40),
+  ep('GET /admin/api/openapi.json', 'admin', 40),
 
   // the logout ends the session it is sent with: last of the console routes
   ep('POST /console/api/logout', 'session', 120),

@@ -1,14 +1,22 @@
 import path from 'node:path';
 import { acceptedFields } from '@mediagate/shared/images';
 import type { Router } from 'express';
-import { call, startTestApi, type TestApi } from '../../test/harness';
+import { ensureAdminAccount } from '@mediagate/shared/accounts';
+import { consoleAccount } from '../../test/console';
+import { call, expectError, startTestApi, type TestApi } from '../../test/harness';
 import { contractsOf } from '../route';
 import { routes } from '../routes';
 
 let api: TestApi;
+let admin: string;
 beforeAll(async () => {
   // with a metrics token, so /metrics is served on the API port like every other route
   api = await startTestApi({ METRICS_TOKEN: 'openapi-test-metrics-token' });
+  await ensureAdminAccount(api.database.db, { email: 'ops@example.test', password: 'operator-password' });
+  const res = await call(api, 'POST', '/console/api/login', {
+    json: { email: 'ops@example.test', password: 'operator-password' },
+  });
+  admin = ((await res.json()) as { token: string }).token;
 });
 afterAll(() => api.close());
 
@@ -42,12 +50,38 @@ describe('OpenAPI document', () => {
     expect(served.filter((r) => !documented.includes(r))).toEqual([]);
     // /docs is a mounted UI (static files), not a route of a router
     expect(documented.filter((r) => !served.includes(r))).toEqual(['get /docs']);
-    const res = await call(api, 'GET', '/openapi.json');
-    const doc = (await res.json()) as { paths: Record<string, Record<string, unknown>> };
-    const inDocument = Object.entries(doc.paths).flatMap(([p, ops]) =>
-      Object.keys(ops).map((m) => `${m} ${p.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1')}`),
+    const inDocument = (doc: { paths: Record<string, Record<string, unknown>> }) =>
+      Object.entries(doc.paths).flatMap(([p, ops]) =>
+        Object.keys(ops).map((m) => `${m} ${p.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1')}`),
+      );
+    const publicDoc = (await (await call(api, 'GET', '/openapi.json')).json()) as Parameters<
+      typeof inDocument
+    >[0];
+    const operatorDoc = (await (
+      await call(api, 'GET', '/admin/api/openapi.json', { headers: { authorization: `Bearer ${admin}` } })
+    ).json()) as Parameters<typeof inDocument>[0];
+    // the two documents together: every route, once
+    expect([...inDocument(publicDoc), ...inDocument(operatorDoc)].sort()).toEqual([...documented].sort());
+    // the public one names no operator route
+    expect(inDocument(publicDoc).filter((r) => r.includes('/admin/'))).toEqual([]);
+    expect(inDocument(operatorDoc).every((r) => r.includes(' /admin/'))).toBe(true);
+  });
+
+  it("serves the operators' document to an operator's session only", async () => {
+    await expectError(await call(api, 'GET', '/admin/api/openapi.json'), 401, 'invalid_session');
+    const user = await consoleAccount(api);
+    await expectError(
+      await call(api, 'GET', '/admin/api/openapi.json', {
+        headers: { authorization: `Bearer ${user.session}` },
+      }),
+      403,
+      'permission_denied',
     );
-    expect(inDocument.sort()).toEqual([...documented].sort());
+    const res = await call(api, 'GET', '/admin/api/openapi.json', {
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    expect(res.status).toBe(200);
+    expect(Object.keys(((await res.json()) as { paths: object }).paths)).toContain('/admin/api/accounts');
   });
 
   it("has every route the app serves in the fuzzers' endpoint list (e2e/test/fuzz/endpoints.ts)", async () => {

@@ -42,7 +42,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** This document */
+    /** This document (every route but the operators') */
     get: operations['getOpenapiJson'];
     put?: never;
     post?: never;
@@ -61,6 +61,23 @@ export interface paths {
     };
     /** Browsable API reference */
     get: operations['getDocs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/api/openapi.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The operators' routes (an operator's session only) */
+    get: operations['getAdminApiOpenapiJson'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1937,6 +1954,33 @@ export interface operations {
         content: {
           'text/html': string;
         };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getAdminApiOpenapiJson: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OpenAPI 3.1 document */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description error (every non-2xx answer has this shape) */
       default: {
