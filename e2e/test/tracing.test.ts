@@ -130,6 +130,11 @@ it('one task is one trace: api → BullMQ → video worker (upstream calls, term
     },
     { what: 'a connected span tree', timeoutMs: 30_000 },
   );
+  // the copy of the video into storage runs in the same trace (the media-copy job the success enqueued)
+  await waitFor(() => inTrace().some((s) => s.kind === 5 && s.name.includes('media-copy')), {
+    what: 'the media-copy consumer span in the trace',
+    timeoutMs: 30_000,
+  });
   const spans = inTrace();
   const byId = new Map(spans.map((s) => [s.spanId, s]));
   const ancestors = (s: ExportedSpan) => {
@@ -195,6 +200,20 @@ it('one task is one trace: api → BullMQ → video worker (upstream calls, term
     expect.arrayContaining(['mediagate-worker-callbacks', 'mediagate-worker-video', 'mediagate-api']),
   );
   expect(ancestors(deliver).at(-1)).toBe(root);
+
+  // the media copy: enqueued by the run that succeeded the task, run by the video worker under it
+  const copyJob = one((s) => s.kind === 4 && s.name.includes('media-copy'), 'media-copy producer');
+  const copyRun = one((s) => s.kind === 5 && s.name.includes('media-copy'), 'media-copy consumer')[0]!;
+  expect(copyJob.some((p) => ancestors(copyRun).includes(p))).toBe(true);
+  expect(runs).toContain(ancestors(copyRun).find((a) => a.kind === 5 && a.name.includes('video-tasks')));
+  // the copy's download from the vendor is a client span under it
+  expect(spans.some((s) => s.kind === 3 && ancestors(s).includes(copyRun))).toBe(true);
+
+  // BullMQ's housekeeping outside jobs (the stalled-job check, fetching the next job) starts no trace
+  const housekeeping = collector.spans.filter(
+    (s) => s.parentSpanId === '' && /^(startStalledCheckTimer|moveStalledJobsToWait|getNextJob)/.test(s.name),
+  );
+  expect(housekeeping.map((s) => `${s.service}:${s.name}`)).toEqual([]);
 
   // the task's log lines carry the trace id, in the API and in the worker
   expect(stack.apiProcess.output()).toContain(`"trace_id":"${traceId}"`);

@@ -45,7 +45,7 @@ async function main(): Promise<void> {
   const videoQueue = createVideoQueue(redis, config.QUEUE_PREFIX, { telemetry: tracing.bullmq });
   const callbacksQueue = createCallbacksQueue(redis, config.QUEUE_PREFIX, { telemetry: tracing.bullmq });
   if (tracing.enabled) logger.info('tracing: exporting spans over OTLP');
-  const mediaQueue = createMediaQueue(redis, config.QUEUE_PREFIX);
+  const mediaQueue = createMediaQueue(redis, config.QUEUE_PREFIX, { telemetry: tracing.bullmq });
   const storage = createMediaStorage(config);
   const metrics = createMetrics({ service: `worker:${[...roles].join('+')}` });
   for (const role of roles) metrics.workerRoles.set({ role }, 1);
@@ -122,6 +122,7 @@ async function main(): Promise<void> {
       idField: 'jobId',
       concurrency: config.MEDIA_COPY_CONCURRENCY,
       lockDurationMs: config.VIDEO_LOCK_DURATION_MS,
+      telemetry: tracing.bullmq,
     });
     stops.push(async () => {
       await mediaWorker.close();

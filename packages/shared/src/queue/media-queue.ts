@@ -1,14 +1,19 @@
-import { Queue } from 'bullmq';
+import { Queue, type Telemetry } from 'bullmq';
 import { withTimeout } from '../timeout';
 import { JOB_CATALOG, QUEUE_NAMES } from './catalog';
 import type { RedisClient } from './connection';
 import { queueKeyPrefix } from './keys';
 
 /** The producer side of the media-copy queue. Connection errors are retried by ioredis, not thrown. */
-export function createMediaQueue(connection: RedisClient, prefix: string): Queue {
+export function createMediaQueue(
+  connection: RedisClient,
+  prefix: string,
+  opts: { telemetry?: Telemetry } = {},
+): Queue {
   const queue = new Queue(QUEUE_NAMES.media, {
     connection,
     prefix: queueKeyPrefix(prefix, QUEUE_NAMES.media),
+    telemetry: opts.telemetry,
   });
   queue.on('error', () => {});
   return queue;

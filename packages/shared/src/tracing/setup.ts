@@ -4,7 +4,15 @@
  * and undici as they load. When no OTLP endpoint is configured nothing is registered, so every span
  * the code opens is the API's no-op and costs nothing measurable.
  */
-import { context, propagation, trace } from '@opentelemetry/api';
+import {
+  type Attributes,
+  type Context,
+  context,
+  type Link,
+  propagation,
+  type SpanKind,
+  trace,
+} from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
@@ -16,6 +24,9 @@ import {
   AlwaysOnSampler,
   BatchSpanProcessor,
   ParentBasedSampler,
+  type Sampler,
+  SamplingDecision,
+  type SamplingResult,
   type SpanExporter,
   TraceIdRatioBasedSampler,
   TracerProvider,
@@ -69,7 +80,9 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME ?? serviceName }),
     sampler: new ParentBasedSampler({
-      root: ratio === 1 ? new AlwaysOnSampler() : new TraceIdRatioBasedSampler(ratio),
+      root: new NoHousekeepingRoots(
+        ratio === 1 ? new AlwaysOnSampler() : new TraceIdRatioBasedSampler(ratio),
+      ),
     }),
     spanProcessors: [
       new BatchSpanProcessor({ exporter, scheduledDelayMillis: Number.isFinite(delay) ? delay : 5_000 }),
@@ -91,4 +104,32 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
     bullmq: new BullMQOtel({ tracerName: 'mediagate' }),
     shutdown: () => provider.shutdown().catch(() => {}),
   };
+}
+
+/**
+ * BullMQ's own housekeeping outside any job (the stalled-job check every 30 s, fetching the next
+ * job, rate-limit waits, pause, resume, close) would start a trace of its own each time: those
+ * roots are not recorded. Spans of a job's run have the job's context as parent and are kept.
+ */
+const BULLMQ_HOUSEKEEPING =
+  /^(startStalledCheckTimer|moveStalledJobsToWait|getNextJob|rateLimit|pause|resume|close)( |$)/;
+
+export class NoHousekeepingRoots implements Sampler {
+  constructor(private readonly inner: Sampler) {}
+
+  shouldSample(
+    ctx: Context,
+    traceId: string,
+    spanName: string,
+    spanKind: SpanKind,
+    attributes: Attributes,
+    links: Link[],
+  ): SamplingResult {
+    if (BULLMQ_HOUSEKEEPING.test(spanName)) return { decision: SamplingDecision.NOT_RECORD };
+    return this.inner.shouldSample(ctx, traceId, spanName, spanKind, attributes, links);
+  }
+
+  toString(): string {
+    return `NoHousekeepingRoots{${this.inner.toString()}}`;
+  }
 }
