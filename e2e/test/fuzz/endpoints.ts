@@ -145,6 +145,7 @@ export const ENDPOINTS: Endpoint[] = [
   ep('GET /console/api/usage', 'session', 360, { query: ['limit', 'before', 'model'] }),
   ep('GET /console/api/usage/summary', 'session', 180, { query: ['days', 'tz'] }),
   ep('GET /console/api/models', 'session', 60),
+  ep('GET /console/api/quickstart', 'session', 60),
   ep('POST /console/api/password/forgot', 'none', 120, { json: (k) => ({ email: k.email }) }),
   ep('POST /console/api/password/reset', 'none', 180, {
     json: (k) => ({ email: k.email, code: '123456', password: 'a new password 1' }),
