@@ -377,7 +377,7 @@ function parseIni(text) {
     if (s) section = s[1];
     else if (line.includes('=')) {
       const i = line.indexOf('=');
-      (out[section] ??= {})[line.slice(0, i).trim()] = line.slice(i + 1).trim();
+      out[section] = { ...out[section], [line.slice(0, i).trim()]: line.slice(i + 1).trim() };
     }
   }
   return out;
