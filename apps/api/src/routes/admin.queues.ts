@@ -70,7 +70,19 @@ export function mountQueueDashboard(app: Express, deps: ApiDeps, pages?: Console
     if (pages && wantsPage(req) && !presentedSessionToken(req)) return pages.sendIndex(res);
     next();
   };
-  app.use('/admin/queues', signInFirst, ...requireAdmin(deps), dashboard);
+  // bull-board's page asks Google Fonts for its typefaces: the CSP allows no third-party styles
+  // (and an operator's network may not reach them), so the page uses the system's fonts instead
+  const noExternalFonts: RequestHandler = (_req, res, next) => {
+    const send = res.send.bind(res);
+    res.send = (body?: unknown) =>
+      send(
+        typeof body === 'string'
+          ? body.replace(/<link[^>]*fonts\.(googleapis|gstatic)\.com[^>]*>/g, '')
+          : body,
+      );
+    next();
+  };
+  app.use('/admin/queues', signInFirst, ...requireAdmin(deps), noExternalFonts, dashboard);
 }
 
 /**
