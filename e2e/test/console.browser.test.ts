@@ -481,6 +481,42 @@ describeBrowser('the web console in a browser', () => {
     await page.close();
   });
 
+  it('shows the customer a disabled webhook endpoint and why, enables it, and lists the others for operators', async () => {
+    // two endpoints of the customer disabled by the rule (every delivery failed for 5 days)
+    const disabled = (n: number, host: string) =>
+      stack.pool.query(
+        `insert into webhook_endpoints (id, account_id, url, status, failing_since, last_failure_at, last_error,
+           disabled_at, disabled_reason)
+         values ($1, $2, $3, 'disabled', now() - interval '6 days', now(), 'HTTP 503', now(),
+           'Every delivery failed for good since ' || to_char((now() - interval '6 days') at time zone 'UTC',
+           'YYYY-MM-DD HH24:MI "UTC"') || '; the last: HTTP 503')`,
+        [`ep_${'0'.repeat(25)}${n}`, accountId, `https://${host}/mediagate`],
+      );
+    await disabled(1, 'hooks.example.com');
+    await disabled(2, 'old-hooks.example.com');
+    const page = await user.newPage();
+    await page.goto(`${stack.apiUrl}/console/webhooks`);
+    const card = page
+      .getByTestId('webhook-endpoint')
+      .filter({ hasText: 'https://hooks.example.com/mediagate' });
+    await card.getByText('Disabled: callbacks to it are held, not sent').waitFor();
+    await card.getByText(/Every delivery failed for good since .*; the last: HTTP 503/).waitFor();
+    await card.getByRole('button', { name: 'Enable' }).click();
+    await page.getByText('Enable this endpoint again?').waitFor();
+    await page.getByRole('tooltip').getByRole('button', { name: 'Enable' }).click();
+    await page.getByText('Enabled; 0 callbacks sent again').waitFor();
+    await card.getByText('Working').waitFor();
+    await page.close();
+
+    // operators see the one still disabled, with its account
+    const ops = await admin.newPage();
+    await ops.goto(`${stack.apiUrl}/admin/webhook-endpoints`);
+    await ops.getByText('https://old-hooks.example.com/mediagate').waitFor();
+    await ops.getByRole('link', { name: USER.email }).waitFor();
+    expect(await ops.getByText('https://hooks.example.com/mediagate').count()).toBe(0);
+    await ops.close();
+  });
+
   it('lets an operator retry a failed task from the tasks page', async () => {
     await stack.sim('POST', '/video-outcomes', { outcome: 'FAILED', code: 'InternalError', count: 1 });
     const created = await stack.api('POST', '/v1/videos', defaultKey, {
@@ -624,6 +660,7 @@ describeBrowser('the web console in a browser', () => {
       `/admin/accounts/${accountId}`,
       '/admin/tasks',
       '/admin/queue-status',
+      '/admin/webhook-endpoints',
       '/admin/audit',
     ];
     const state = {

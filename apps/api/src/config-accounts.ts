@@ -1,4 +1,5 @@
 import { intFromEnv } from '@mediagate/shared/config';
+import { mailEnvShape } from '@mediagate/shared/mail';
 import { z } from 'zod';
 
 const optionalString = z
@@ -13,9 +14,8 @@ const usd = (def: number) => z.coerce.number().min(0).default(def);
  * environment schema (config.ts).
  */
 export const accountsEnvShape = {
-  /** smtp(s)://user:pass@host:port; unset = e-mails (and their codes) are written to the log */
-  SMTP_URL: optionalString,
-  MAIL_FROM: z.string().default('mediagate <no-reply@mediagate.local>'),
+  /** SMTP_URL, MAIL_FROM */
+  ...mailEnvShape,
   /** credit granted to a new account, in USD (spec: 0.05) */
   SIGNUP_CREDIT_USD: usd(0.05),
   VERIFICATION_CODE_TTL_MS: intFromEnv(10 * 60_000, 1_000),

@@ -4,6 +4,7 @@ import * as adminAudit from './routes/admin.audit';
 import * as adminQueues from './routes/admin.queues';
 import * as adminTasks from './routes/admin.tasks';
 import * as adminTransfers from './routes/admin.transfers';
+import * as adminWebhooks from './routes/admin.webhooks';
 import * as consoleBilling from './routes/console.billing';
 import * as consoleModels from './routes/console.models';
 import * as consolePassword from './routes/console.password';
@@ -33,6 +34,7 @@ import * as videosEvents from './routes/videos.events';
 import * as videosGet from './routes/videos.get';
 import * as videosList from './routes/videos.list';
 import * as videosUnsupported from './routes/videos.unsupported';
+import * as webhooksEndpoints from './routes/webhooks.endpoints';
 import * as webhooksSecret from './routes/webhooks.secret';
 import * as webhooksSettings from './routes/webhooks.settings';
 
@@ -59,6 +61,7 @@ export const routes: readonly Route[] = [
   videosCallbacksRedeliver.routes.v1,
   webhooksSecret.routes.v1,
   webhooksSettings.routes.v1,
+  webhooksEndpoints.routes.v1,
   imagesGenerate.route,
   imagesEdit.route,
   modelsList.route,
@@ -79,6 +82,7 @@ export const routes: readonly Route[] = [
   videosCallbacksRedeliver.routes.console,
   webhooksSecret.routes.console,
   webhooksSettings.routes.console,
+  webhooksEndpoints.routes.console,
   consoleWebhooks.route,
   consoleTopUps.route,
 
@@ -88,6 +92,7 @@ export const routes: readonly Route[] = [
   adminTransfers.route,
   adminQueues.route,
   adminAudit.route,
+  adminWebhooks.route,
 
   // the QR providers' own routes first: /payments/:provider/notify is the dev provider's
   paymentsQrNotify.route,

@@ -59,6 +59,10 @@ export const routes = [
           },
           { path: '/admin/tasks', lazy: page(() => import('./pages/admin/Tasks'), 'AdminTasksPage') },
           { path: '/admin/queue-status', lazy: page(() => import('./pages/admin/Queues'), 'QueuesPage') },
+          {
+            path: '/admin/webhook-endpoints',
+            lazy: page(() => import('./pages/admin/WebhookEndpoints'), 'AdminWebhookEndpointsPage'),
+          },
           { path: '/admin/audit', lazy: page(() => import('./pages/admin/AuditLog'), 'AuditLogPage') },
         ],
       },

@@ -5,6 +5,7 @@ import { createDatabase } from '@mediagate/shared/db';
 import { createHttpAgent } from '@mediagate/shared/http';
 import { imageSettleAfterMs } from '@mediagate/shared/images';
 import { createLogger } from '@mediagate/shared/log';
+import { createMailer } from '@mediagate/shared/mail';
 import { createMediaStorage, MediaSourceHosts } from '@mediagate/shared/media';
 import { createMetrics } from '@mediagate/shared/metrics';
 import { createQrPaymentProviders } from '@mediagate/shared/payments';
@@ -172,6 +173,7 @@ async function main(): Promise<void> {
   }
 
   if (roles.has('callbacks')) {
+    const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, logger });
     const agent = createSsrfSafeAgent(
       createSsrfPolicy({ allowCidrs: config.SSRF_ALLOW_CIDRS, dnsTimeoutMs: config.SSRF_DNS_TIMEOUT_MS }),
       {
@@ -197,6 +199,7 @@ async function main(): Promise<void> {
         hostBusyDelayMs: config.CALLBACK_HOST_BUSY_DELAY_MS,
       },
       metrics,
+      endpoints: { disableAfterMs: config.WEBHOOK_ENDPOINT_DISABLE_AFTER[0]!, mailer },
     });
     const worker = startQueueWorker(QUEUE_NAMES.callbacks, processor, {
       config,
@@ -210,6 +213,7 @@ async function main(): Promise<void> {
     stops.push(async () => {
       await worker.close();
       await agent.close();
+      mailer.close();
     });
     logger.info(
       { concurrency: config.CALLBACK_CONCURRENCY, perHost: config.CALLBACK_PER_HOST_CONCURRENCY },

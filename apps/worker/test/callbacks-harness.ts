@@ -3,6 +3,7 @@ import { usdToMicro } from '@mediagate/shared/billing';
 import { createDatabase, type Database } from '@mediagate/shared/db';
 import { newTaskId } from '@mediagate/shared/ids';
 import { createLogger } from '@mediagate/shared/log';
+import { createMailer, type Mailer } from '@mediagate/shared/mail';
 import {
   createCallbacksQueue,
   createRedis,
@@ -32,6 +33,9 @@ export interface DispatcherOptions {
   /** the SSRF allow-list; tests open loopback, where their receivers listen */
   allowCidrs?: string;
   resolve?: Resolver;
+  /** failing endpoints: the disable period (default 5 days) and the mailer (default: the log's) */
+  disableAfterMs?: number;
+  mailer?: Mailer;
 }
 
 /**
@@ -51,6 +55,7 @@ export async function startCallbacksHarness() {
     initialCreditMicroUsd: usdToMicro(100),
   });
   const closers: Array<() => Promise<void>> = [];
+  const silent = createLogger({ service: 'callbacks-test', level: 'silent' });
   // one connection for every dispatcher started here (BullMQ makes each worker's blocking one itself)
   const workerConnection = createRedis(redisUrl, 'worker');
 
@@ -90,12 +95,16 @@ export async function startCallbacksHarness() {
       database,
       agent,
       hosts: new HostLimiter(opts.perHost ?? 10),
-      logger: createLogger({ service: 'callbacks-test', level: 'silent' }),
+      logger: silent,
       config: {
         retry: { scheduleMs: opts.scheduleMs ?? [20, 20, 20], jitter: 0.1, retryAfterMaxMs: 60_000 },
         timeoutMs: opts.timeoutMs ?? 5_000,
         maxResponseBytes: opts.maxResponseBytes ?? 4_096,
         hostBusyDelayMs: 50,
+      },
+      endpoints: {
+        disableAfterMs: opts.disableAfterMs ?? 5 * 86_400_000,
+        mailer: opts.mailer ?? createMailer({ from: 'mediagate <no-reply@example.test>', logger: silent }),
       },
     });
     const worker = new Worker(QUEUE_NAMES.callbacks, processor, {
@@ -137,6 +146,7 @@ export async function startCallbacksHarness() {
     abandon,
     prefix,
     accountId,
+    email: `cb-${prefix}@example.test`,
     createDelivery,
     startDispatcher,
     delivery,

@@ -97,6 +97,8 @@ export const ENDPOINTS: Endpoint[] = [
   ep('POST /v1/webhooks/secret/rotate', 'key', 180),
   ep('GET /v1/webhooks/settings', 'key', 180),
   ep('POST /v1/webhooks/settings', 'key', 480, { json: () => ({ video_processing: true }) }),
+  ep('GET /v1/webhooks/endpoints', 'key', 120),
+  ep('POST /v1/webhooks/endpoints/:endpointId/enable', 'key', 240),
   ep('POST /v1/images/generations', 'key', 900, {
     json: () => ({ model: 'seedream-4.5', prompt: 'two foxes', n: 1, size: '2K', response_format: 'url' }),
   }),
@@ -162,6 +164,8 @@ export const ENDPOINTS: Endpoint[] = [
   ep('POST /console/api/webhooks/secret/rotate', 'session', 60),
   ep('GET /console/api/webhooks/settings', 'session', 60),
   ep('POST /console/api/webhooks/settings', 'session', 90, { json: () => ({ video_processing: true }) }),
+  ep('GET /console/api/webhooks/endpoints', 'session', 60),
+  ep('POST /console/api/webhooks/endpoints/:endpointId/enable', 'session', 90),
   ep('POST /console/api/webhooks/test', 'session', 60, {
     json: (k) => ({ url: k.ids.callbackUrl?.[0] ?? 'https://93.184.216.34/hook' }),
   }),
@@ -198,6 +202,8 @@ export const ENDPOINTS: Endpoint[] = [
   ep('POST /admin/api/queues/:queue/resume', 'admin', 120),
 
   ep('GET /admin/api/transfer-references/:reference', 'admin', 120),
+  ep('GET /admin/api/webhook-endpoints', 'admin', 120, { query: ['account_id', 'after', 'limit'] }),
+  ep('POST /admin/api/accounts/:accountId/webhook-endpoints/:endpointId/enable', 'admin', 120),
   ep('GET /admin/api/audit-log', 'admin', 240, {
     query: ['account_id', 'target_id', 'action', 'before', 'limit'],
   }),

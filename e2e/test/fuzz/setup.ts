@@ -108,6 +108,7 @@ async function prepare(stack: Stack): Promise<Known> {
       provider: ['dev'],
       callbackUrl: [callbackUrl],
       characterId: ['char_123'],
+      endpointId: ['ep_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
       file: ['video.mp4', 'thumbnail.jpg'],
     },
   };

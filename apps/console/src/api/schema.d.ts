@@ -361,6 +361,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/webhooks/endpoints': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The account's callback endpoints that failed, and whether they are disabled */
+    get: operations['getV1WebhooksEndpoints'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhooks/endpoints/{endpointId}/enable': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Enable a disabled endpoint: what it missed is sent */
+    post: operations['postV1WebhooksEndpointsEndpointIdEnable'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/images/generations': {
     parameters: {
       query?: never;
@@ -840,6 +874,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/console/api/webhooks/endpoints': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Callback endpoints that failed, and whether they are disabled */
+    get: operations['getConsoleApiWebhooksEndpoints'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/webhooks/endpoints/{endpointId}/enable': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Enable a disabled endpoint: what it missed is sent */
+    post: operations['postConsoleApiWebhooksEndpointsEndpointIdEnable'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/console/api/webhooks/test': {
     parameters: {
       query?: never;
@@ -1147,6 +1215,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/api/webhook-endpoints': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Disabled callback endpoints of every account, or one account's endpoints */
+    get: operations['getAdminApiWebhookEndpoints'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/api/accounts/{id}/webhook-endpoints/{endpointId}/enable': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Enable a customer's disabled endpoint (audited): what it missed is sent */
+    post: operations['postAdminApiAccountsIdWebhookEndpointsEndpointIdEnable'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/payments/alipay/notify': {
     parameters: {
       query?: never;
@@ -1310,6 +1412,44 @@ export interface components {
       object?: string;
       video_processing: boolean;
       events: string[];
+    } & {
+      [key: string]: unknown;
+    };
+    WebhookEndpointList: {
+      /** @constant */
+      object: 'list';
+      data: components['schemas']['WebhookEndpoint'][];
+      has_more?: boolean;
+      first_id?: string | null;
+      last_id?: string | null;
+    };
+    WebhookEndpoint: {
+      /** @constant */
+      object: 'webhook_endpoint';
+      /** @description ep_... */
+      id: string;
+      /** @description scheme, host, port and path of the callback URLs it stands for (no query) */
+      url: string;
+      /** @enum {string} */
+      status: 'enabled' | 'disabled';
+      /** @description every delivery has failed for good since failing_since */
+      failing: boolean;
+      failing_since: number | null;
+      last_failure_at: number | null;
+      last_error: string | null;
+      disabled_at: number | null;
+      disabled_reason: string | null;
+      /** @description deliveries kept while disabled: sent when it is enabled */
+      held_deliveries: number;
+      enabled_at: number | null;
+    } & {
+      [key: string]: unknown;
+    };
+    EnabledWebhookEndpoint: {
+      object?: string;
+      endpoint: components['schemas']['WebhookEndpoint'];
+      /** @description deliveries sent again: those held while disabled and those that failed */
+      redelivered: number;
     } & {
       [key: string]: unknown;
     };
@@ -1815,6 +1955,38 @@ export interface components {
       } | null;
       reason: string | null;
       request_id: string | null;
+    };
+    AdminWebhookEndpointList: {
+      /** @constant */
+      object: 'list';
+      data: components['schemas']['AdminWebhookEndpoint'][];
+      has_more: boolean;
+      /** @description pass as `before` for the next page */
+      next_cursor: string | null;
+    };
+    AdminWebhookEndpoint: {
+      /** @constant */
+      object: 'webhook_endpoint';
+      /** @description ep_... */
+      id: string;
+      /** @description scheme, host, port and path of the callback URLs it stands for (no query) */
+      url: string;
+      /** @enum {string} */
+      status: 'enabled' | 'disabled';
+      /** @description every delivery has failed for good since failing_since */
+      failing: boolean;
+      failing_since: number | null;
+      last_failure_at: number | null;
+      last_error: string | null;
+      disabled_at: number | null;
+      disabled_reason: string | null;
+      /** @description deliveries kept while disabled: sent when it is enabled */
+      held_deliveries: number;
+      enabled_at: number | null;
+      account_id: string;
+      account_email: string | null;
+    } & {
+      [key: string]: unknown;
     };
     WeChatPayFail: {
       /** @constant */
@@ -2772,6 +2944,75 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['WebhookSettings'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getV1WebhooksEndpoints: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookEndpointList'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postV1WebhooksEndpointsEndpointIdEnable: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        endpointId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnabledWebhookEndpoint'];
+        };
+      };
+      /** @description no such endpoint */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
         };
       };
       /** @description error (every non-2xx answer has this shape) */
@@ -3942,6 +4183,75 @@ export interface operations {
       };
     };
   };
+  getConsoleApiWebhooksEndpoints: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookEndpointList'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postConsoleApiWebhooksEndpointsEndpointIdEnable: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        endpointId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnabledWebhookEndpoint'];
+        };
+      };
+      /** @description no such endpoint */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   postConsoleApiWebhooksTest: {
     parameters: {
       query?: never;
@@ -4616,6 +4926,80 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['AuditLog'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getAdminApiWebhookEndpoints: {
+    parameters: {
+      query?: {
+        account_id?: string;
+        after?: string;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminWebhookEndpointList'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postAdminApiAccountsIdWebhookEndpointsEndpointIdEnable: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        endpointId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EnabledWebhookEndpoint'];
+        };
+      };
+      /** @description no such endpoint */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
         };
       };
       /** @description error (every non-2xx answer has this shape) */

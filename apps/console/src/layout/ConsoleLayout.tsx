@@ -5,6 +5,7 @@ import {
   BarChartOutlined,
   CloudServerOutlined,
   DashboardOutlined,
+  DisconnectOutlined,
   KeyOutlined,
   LockOutlined,
   LogoutOutlined,
@@ -101,6 +102,11 @@ export function ConsoleLayout() {
           key: '/admin/queue-status',
           icon: <CloudServerOutlined />,
           label: <Link to="/admin/queue-status">{t('nav.queues')}</Link>,
+        },
+        {
+          key: '/admin/webhook-endpoints',
+          icon: <DisconnectOutlined />,
+          label: <Link to="/admin/webhook-endpoints">{t('nav.endpoints')}</Link>,
         },
         {
           key: '/admin/audit',

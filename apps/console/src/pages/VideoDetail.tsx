@@ -39,7 +39,12 @@ type Delivery = components['schemas']['CallbackDelivery'] & {
 };
 
 const terminal = (s?: string) => s === 'succeeded' || s === 'failed';
-const DELIVERY_COLORS = { pending: 'processing', succeeded: 'success', failed: 'error' } as const;
+const DELIVERY_COLORS = {
+  pending: 'processing',
+  succeeded: 'success',
+  failed: 'error',
+  held: 'warning',
+} as const;
 const isMissing = (error: unknown) => error instanceof ApiError && error.status === 404;
 
 export function VideoDetailPage() {
@@ -215,7 +220,7 @@ export function VideoDetailPage() {
               title: t('videos.deliveryStatus'),
               dataIndex: 'status',
               render: (s: string) =>
-                s === 'pending' || s === 'succeeded' || s === 'failed' ? (
+                s === 'pending' || s === 'succeeded' || s === 'failed' || s === 'held' ? (
                   <Tag color={DELIVERY_COLORS[s]}>{t(`videos.delivery.${s}`)}</Tag>
                 ) : (
                   <Tag>{s}</Tag>

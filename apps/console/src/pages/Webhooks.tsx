@@ -16,6 +16,7 @@ import {
 import { useState } from 'react';
 import { api, unwrap } from '../api/client';
 import { ErrorAlert } from '../components/ErrorAlert';
+import { WebhookEndpoints } from '../components/WebhookEndpoints';
 import { useT } from '../i18n/i18n';
 import { formatTime } from '../lib/format';
 
@@ -61,6 +62,7 @@ export function WebhooksPage() {
       <Typography.Paragraph type="secondary" style={{ margin: 0 }}>
         {t('webhooks.intro')}
       </Typography.Paragraph>
+      <WebhookEndpoints />
       <Card title={t('webhooks.secret')}>
         {secret.error ? <ErrorAlert error={secret.error} onRetry={() => void secret.refetch()} /> : null}
         {secret.isPending ? <Card loading variant="borderless" /> : null}

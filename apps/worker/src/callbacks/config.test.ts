@@ -13,7 +13,11 @@ describe('callbacks configuration', () => {
       CALLBACK_TIMEOUT_MS: 15_000,
       CALLBACK_RESPONSE_MAX_BYTES: 4_096,
       SSRF_ALLOW_CIDRS: '',
+      WEBHOOK_ENDPOINT_DISABLE_AFTER: [5 * 86_400_000],
     });
+    expect(
+      loadConfig(workerEnvSchema, { WEBHOOK_ENDPOINT_DISABLE_AFTER: '12h' }).WEBHOOK_ENDPOINT_DISABLE_AFTER,
+    ).toEqual([12 * 3_600_000]);
     expect(loadConfig(workerEnvSchema, { WORKER_ROLE: 'video,callbacks' }).WORKER_ROLE).toEqual([
       'video',
       'callbacks',
@@ -25,6 +29,9 @@ describe('callbacks configuration', () => {
     ['CALLBACK_RETRY_JITTER', '2'],
     ['CALLBACK_TIMEOUT_MS', '0'],
     ['SSRF_ALLOW_CIDRS', '10.0.0.0/99'],
+    ['WEBHOOK_ENDPOINT_DISABLE_AFTER', '5d,1h'],
+    ['WEBHOOK_ENDPOINT_DISABLE_AFTER', 'forever'],
+    ['WEBHOOK_ENDPOINT_DISABLE_AFTER', '0s'],
   ])('refuses a wrong %s and names it', (name, value) => {
     expect(() => loadConfig(workerEnvSchema, { [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig(workerEnvSchema, { [name]: value })).toThrow(name);

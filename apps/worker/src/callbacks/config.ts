@@ -1,4 +1,5 @@
 import { intFromEnv } from '@mediagate/shared/config';
+import { mailEnvShape } from '@mediagate/shared/mail';
 import { DEFAULT_RETRY_SCHEDULE, durationListFromEnv } from '@mediagate/shared/webhooks';
 import { z } from 'zod';
 
@@ -22,4 +23,13 @@ export const callbacksEnvSchema = z.object({
   CALLBACK_HOST_BUSY_DELAY_MS: intFromEnv(1_000, 1),
   /** a crashed dispatcher's in-flight deliveries run again after this */
   CALLBACK_LOCK_DURATION_MS: intFromEnv(30_000, 500),
+  /**
+   * an endpoint whose deliveries all fail for good for longer than this (one duration: 5d, 12h, 30m)
+   * is disabled; its deliveries are held until its owner enables it again
+   */
+  WEBHOOK_ENDPOINT_DISABLE_AFTER: durationListFromEnv('5d').pipe(
+    z.array(z.number().int().positive()).length(1, 'must be one duration, e.g. 5d'),
+  ),
+  /** SMTP_URL, MAIL_FROM: the owner of a disabled endpoint is mailed */
+  ...mailEnvShape,
 });

@@ -1,15 +1,21 @@
 import type { Database } from '@mediagate/shared/db';
 import type { Logger } from '@mediagate/shared/log';
+import type { Mailer } from '@mediagate/shared/mail';
 import type { Metrics } from '@mediagate/shared/metrics';
 import type { JobPayload } from '@mediagate/shared/queue';
 import { inSpan } from '@mediagate/shared/tracing';
 import {
   activeSigningSecrets,
+  claimDisabledNotice,
+  endpointDisabledMail,
+  endpointUrlOf,
   getDeliveryToSend,
   getWebhookSettings,
+  holdDelivery,
   judgeAttempt,
   type RetryPolicy,
   recordDeliveryAttempt,
+  releaseNotice,
   type SendResult,
   sendWebhook,
   signWebhook,
@@ -35,6 +41,11 @@ export interface CallbackDispatcherDeps {
   random?: () => number;
   /** attempt outcomes and latency are counted here when given */
   metrics?: Metrics;
+  /** failing endpoints (Svix's rule): disabled after failing every delivery this long; owners mailed */
+  endpoints: {
+    disableAfterMs: number;
+    mailer: Mailer;
+  };
 }
 
 type CallbackJob = Job<JobPayload<'callback.deliver'>>;
@@ -68,6 +79,23 @@ export function createCallbackProcessor(deps: CallbackDispatcherDeps) {
   const { db } = deps.database;
   const random = deps.random ?? Math.random;
 
+  /** Mails the owner of a disabled endpoint, once for the fleet (a failed mail is tried again later). */
+  async function notifyDisabled(endpointId: string, log: Logger): Promise<void> {
+    try {
+      const claimed = await claimDisabledNotice(db, endpointId);
+      if (!claimed) return;
+      try {
+        await deps.endpoints.mailer.send(endpointDisabledMail(claimed.email, claimed.endpoint));
+        log.info({ endpointId }, 'owner of a disabled webhook endpoint mailed');
+      } catch (err) {
+        await releaseNotice(db, endpointId);
+        log.warn({ err, endpointId }, 'mail about a disabled webhook endpoint not sent; tried again later');
+      }
+    } catch (err) {
+      log.warn({ err, endpointId }, 'mail about a disabled webhook endpoint not sent; tried again later');
+    }
+  }
+
   return async function deliverCallback(job: CallbackJob, token?: string): Promise<void> {
     const { deliveryId } = job.data;
     const found = await getDeliveryToSend(db, deliveryId);
@@ -77,6 +105,15 @@ export function createCallbackProcessor(deps: CallbackDispatcherDeps) {
       return later(job, token, delivery.nextAttemptAt.getTime());
     }
     const log = deps.logger.child({ deliveryId, taskId: delivery.taskId, event: delivery.eventType });
+
+    // a disabled endpoint gets nothing: the delivery waits, held, until the endpoint is enabled again
+    const endpointUrl = endpointUrlOf(delivery.url);
+    const disabled = found?.disabledEndpoints?.find((e) => e.url === endpointUrl);
+    if (disabled && (await holdDelivery(db, delivery.id, disabled.id))) {
+      log.info({ endpointId: disabled.id }, 'callback held: its endpoint is disabled');
+      if (!disabled.notified) await notifyDisabled(disabled.id, log);
+      return;
+    }
 
     const host = hostOf(delivery.url);
     let result: SendResult;
@@ -137,6 +174,9 @@ export function createCallbackProcessor(deps: CallbackDispatcherDeps) {
         responseBody: result.responseBody,
       },
       verdict,
+      new Date(),
+      // a delivery that fails for good counts against its endpoint, in the same statement
+      { disableAfterMs: deps.endpoints.disableAfterMs },
     );
     const fields = {
       attempt: delivery.attemptCount + 1,
@@ -159,9 +199,16 @@ export function createCallbackProcessor(deps: CallbackDispatcherDeps) {
       );
     }
     if (verdict.kind === 'succeeded') log.info(fields, 'callback delivered');
-    else if (verdict.kind === 'failed')
+    else if (verdict.kind === 'failed') {
       log.warn({ ...fields, reason: verdict.reason }, 'callback failed for good');
-    else log.info({ ...fields, retryInMs: verdict.delayMs }, 'callback attempt failed; retrying');
+      if (updated.disabledEndpointId) {
+        log.warn(
+          { endpointId: updated.disabledEndpointId, accountId: updated.accountId },
+          'webhook endpoint disabled: every delivery failed for longer than the disable period',
+        );
+        await notifyDisabled(updated.disabledEndpointId, log);
+      }
+    } else log.info({ ...fields, retryInMs: verdict.delayMs }, 'callback attempt failed; retrying');
     if (updated.status === 'pending') return later(job, token, updated.nextAttemptAt.getTime());
   };
 }

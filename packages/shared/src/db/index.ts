@@ -12,5 +12,6 @@ export type {
   TaskStatus,
   TopUpOrderRow,
   TopUpOrderStatus,
+  WebhookEndpointRow,
 } from './schema';
 export * as schema from './schema';

@@ -1,3 +1,4 @@
+export * from './endpoints';
 export * from './enqueue';
 export * from './outbox';
 export * from './schedule';

@@ -14,6 +14,14 @@ import {
 import { sqlTemplates } from '../db/template';
 import { newUlid } from '../ids';
 import { builtOnce } from '../lru';
+import {
+  type DisabledEndpoint,
+  disabledEndpointsOf,
+  endpointDeliveredSql,
+  endpointFailureSql,
+  endpointFailureValues,
+  endpointUrlOf,
+} from './endpoints';
 import type { AttemptVerdict } from './schedule';
 import { processingEventsOn } from './settings';
 
@@ -129,7 +137,11 @@ export async function listDueDeliveries(
 
 const buildDeliveryToSend = (db: DbOrTx) =>
   db
-    .select({ delivery: callbackDeliveries, settings: accountWebhookSettings })
+    .select({
+      delivery: callbackDeliveries,
+      settings: accountWebhookSettings,
+      disabledEndpoints: disabledEndpointsOf(callbackDeliveries.accountId),
+    })
     .from(callbackDeliveries)
     .leftJoin(accountWebhookSettings, eq(accountWebhookSettings.accountId, callbackDeliveries.accountId))
     .where(eq(callbackDeliveries.id, sql.placeholder('id')))
@@ -139,13 +151,18 @@ const buildDeliveryToSend = (db: DbOrTx) =>
 const deliveryToSendStatements = new WeakMap<DbOrTx, ReturnType<typeof buildDeliveryToSend>>();
 
 /**
- * The delivery with its account's webhook settings (null when the account has none yet), in
- * one query: what the dispatcher needs to sign and send it.
+ * The delivery with its account's webhook settings (null when the account has none yet) and its
+ * account's disabled endpoints (null when none), in one query: what the dispatcher needs to sign
+ * and send it, or hold it.
  */
 export async function getDeliveryToSend(
   db: DbOrTx,
   id: string,
-): Promise<{ delivery: CallbackDeliveryRow; settings: AccountWebhookSettingsRow | null } | null> {
+): Promise<{
+  delivery: CallbackDeliveryRow;
+  settings: AccountWebhookSettingsRow | null;
+  disabledEndpoints: DisabledEndpoint[] | null;
+} | null> {
   const rows = await builtOnce(deliveryToSendStatements, db, () => buildDeliveryToSend(db)).execute({ id });
   return rows[0] ?? null;
 }
@@ -188,18 +205,25 @@ export interface AttemptRecord {
   responseBody: string | null;
 }
 
+/** A recorded attempt: the delivery as it left it, and the endpoint its failure disabled, if it did. */
+export type RecordedAttempt = CallbackDeliveryRow & { disabledEndpointId: string | null };
+
 /**
- * Records one attempt and its verdict, in one transaction, as a compare-and-set on the delivery's
+ * Records one attempt and its verdict, in one statement, as a compare-and-set on the delivery's
  * attempt count: when another dispatcher already recorded this attempt (a job run twice after a
- * crash) nothing is written and null is returned. Otherwise returns the updated delivery.
+ * crash) nothing is written and null is returned. Otherwise returns the updated delivery. A
+ * delivered attempt ends its endpoint's run of failures; with `endpoints`, a delivery that failed
+ * for good is recorded on its endpoint with the disable rule (endpointFailureSql), and
+ * `disabledEndpointId` names the endpoint this failure disabled.
  */
 export async function recordDeliveryAttempt(
   db: DbOrTx,
-  delivery: Pick<CallbackDeliveryRow, 'id' | 'attemptCount'>,
+  delivery: Pick<CallbackDeliveryRow, 'id' | 'attemptCount' | 'url'>,
   attempt: AttemptRecord,
   verdict: AttemptVerdict,
   now = new Date(),
-): Promise<CallbackDeliveryRow | null> {
+  endpoints?: { disableAfterMs: number },
+): Promise<RecordedAttempt | null> {
   const values: AttemptValues = {
     id: delivery.id,
     attemptCount: delivery.attemptCount,
@@ -212,9 +236,40 @@ export async function recordDeliveryAttempt(
     error: attempt.error,
     lastError: attempt.error ?? (verdict.kind === 'failed' ? verdict.reason : null),
     responseBody: attempt.responseBody,
+    endpointUrl: endpointUrlOf(delivery.url) ?? '',
+    newEndpointId: null,
+    disableBefore: null,
+    forgiveBefore: null,
   };
-  const { rows } = await attemptStatements(verdict.kind === 'retry' ? 'retry' : 'done')(db, values);
-  return rows[0] ? fromDriverRow(callbackDeliveries, rows[0]) : null;
+  const failure =
+    verdict.kind === 'failed' && endpoints
+      ? endpointFailureValues({
+          url: delivery.url,
+          error: null,
+          disableAfterMs: endpoints.disableAfterMs,
+          now,
+        })
+      : null;
+  if (failure) {
+    values.newEndpointId = failure.newEndpointId;
+    values.disableBefore = failure.disableBefore;
+    values.forgiveBefore = failure.forgiveBefore;
+  }
+  const shape =
+    verdict.kind === 'retry'
+      ? 'retry'
+      : verdict.kind === 'succeeded'
+        ? 'delivered'
+        : failure
+          ? 'failed'
+          : 'done';
+  const { rows } = await attemptStatements(shape)(db, values);
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    ...fromDriverRow(callbackDeliveries, row),
+    disabledEndpointId: row.endpoint_disabled_now === true ? (row.endpoint_id as string) : null,
+  };
 }
 
 interface AttemptValues {
@@ -229,19 +284,27 @@ interface AttemptValues {
   error: string | null;
   lastError: string | null;
   responseBody: string | null;
+  /** the delivery's endpoint (endpointUrlOf) */
+  endpointUrl: string;
+  /** a failure recorded on the endpoint (endpointFailureValues): the new row's id, the rule's bounds */
+  newEndpointId: string | null;
+  disableBefore: string | null;
+  forgiveBefore: string | null;
 }
 
 /**
  * recordDeliveryAttempt's statement, one per shape (a retry is due again at `nextAttemptAt`; a
- * verdict ends the delivery at `at`), each rendered once: the dispatcher records every attempt.
- * The attempt row is written only when the compare-and-set update applied.
+ * verdict ends the delivery at `at`; a delivered one also ends its endpoint's run of failures),
+ * each rendered once: the dispatcher records every attempt. The attempt row is written only when
+ * the compare-and-set update applied.
  */
-const attemptStatements = sqlTemplates<'retry' | 'done', AttemptValues>((shape) => (p) => {
-  const next =
-    shape === 'retry'
-      ? sql`status = 'pending', next_attempt_at = ${p.nextAttemptAt}::timestamptz`
-      : sql`status = ${p.status}::text, completed_at = ${p.at}::timestamptz`;
-  return sql`
+const attemptStatements = sqlTemplates<'retry' | 'done' | 'delivered' | 'failed', AttemptValues>(
+  (shape) => (p) => {
+    const next =
+      shape === 'retry'
+        ? sql`status = 'pending', next_attempt_at = ${p.nextAttemptAt}::timestamptz`
+        : sql`status = ${p.status}::text, completed_at = ${p.at}::timestamptz`;
+    return sql`
     with d as (
       update callback_deliveries
       set ${next}, attempt_count = ${p.attemptCount}::int + 1, round_attempts = round_attempts + 1,
@@ -256,9 +319,26 @@ const attemptStatements = sqlTemplates<'retry' | 'done', AttemptValues>((shape) 
              ${p.latencyMs}::int, ${p.statusCode}::int, ${p.error}::text,
              ${p.responseBody}::text
       from d
-    )
-    select * from d`;
-});
+    )${shape === 'delivered' ? sql`, e as (${endpointDeliveredSql(p.endpointUrl, p.at, 'd')})` : sql``}${
+      shape === 'failed'
+        ? sql`, e as (${endpointFailureSql(
+            {
+              newEndpointId: p.newEndpointId,
+              endpointUrl: p.endpointUrl,
+              error: p.lastError,
+              at: p.at,
+              disableBefore: p.disableBefore,
+              forgiveBefore: p.forgiveBefore,
+            },
+            sql`d`,
+          )})
+    select d.*, e.id as endpoint_id, (e.status = 'disabled' and e.disabled_at = ${p.at}::timestamptz) as endpoint_disabled_now
+    from d left join e on true`
+        : sql`
+    select * from d`
+    }`;
+  },
+);
 
 /**
  * Sends a delivery again, now. A finished one (succeeded or failed) goes back to pending with a

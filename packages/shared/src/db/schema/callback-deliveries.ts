@@ -3,7 +3,8 @@ import { index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-o
 import { accounts } from './accounts';
 import { tasks } from './tasks';
 
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+/** `held`: not sent while its endpoint is disabled; sent when the endpoint is enabled again. */
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'held'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /**
@@ -36,11 +37,14 @@ export const callbackDeliveries = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     completedAt: timestamp('completed_at', { withTimezone: true }),
+    /** the disabled endpoint (webhook_endpoints.id) a held delivery waits for */
+    heldFor: text('held_for'),
   },
   (t) => [
     uniqueIndex('callback_deliveries_task_event_idx').on(t.taskId, t.eventType),
     index('callback_deliveries_due_idx').on(t.nextAttemptAt, t.id).where(sql`${t.status} = 'pending'`),
     index('callback_deliveries_account_idx').on(t.accountId, t.status, t.createdAt),
+    index('callback_deliveries_held_idx').on(t.heldFor).where(sql`${t.status} = 'held'`),
   ],
 );
 

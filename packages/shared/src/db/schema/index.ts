@@ -16,3 +16,4 @@ export * from './task-retries';
 export * from './tasks';
 export * from './topup-orders';
 export * from './usage-records';
+export * from './webhook-endpoints';
