@@ -7,7 +7,7 @@
 // or a statement it owns) does so from a leaf file named `*-sql.ts`, which anyone may import and
 // which itself imports only the bottom two layers.
 const LAYERS = [
-  ['errors', 'ids', 'lru', 'timeout', 'process', 'tracing', 'log', 'metrics', 'http', 'config'],
+  ['errors', 'ids', 'lru', 'timeout', 'process', 'tracing', 'log', 'metrics', 'http', 'config', 'mail'],
   ['db'],
   ['contracts', 'queue', 'catalog', 'upstream', 'audit'],
   ['billing', 'webhooks', 'media'],
@@ -65,7 +65,8 @@ module.exports = {
     },
     {
       name: 'apps-use-public-faces',
-      comment: "Apps, e2e and bench import packages/shared through its package's subpaths (@mediagate/shared/tasks, ...), never its files.",
+      comment:
+        "Apps, e2e and bench import packages/shared through its package's subpaths (@mediagate/shared/tasks, ...), never its files.",
       severity: 'error',
       from: { path: '^(apps|e2e|bench)/' },
       to: { path: SHARED },
@@ -79,7 +80,8 @@ module.exports = {
     },
     {
       name: 'routes-import-no-route',
-      comment: 'A route file (routes/<area>.<action>.ts) imports no other route file; shared helpers live outside them.',
+      comment:
+        'A route file (routes/<area>.<action>.ts) imports no other route file; shared helpers live outside them.',
       severity: 'error',
       from: { path: '^apps/api/src/routes/[^/]+\\.[^/]+\\.ts$', pathNot: '\\.test\\.ts$' },
       to: { path: '^apps/api/src/routes/[^/]+\\.[^/]+\\.ts$', pathNot: '\\.test\\.ts$' },
@@ -97,7 +99,10 @@ module.exports = {
     exclude: { path: ['(^|/)(node_modules|dist|\\.data|\\.turbo|coverage)/', '^e2e/test/fixtures/'] },
     tsPreCompilationDeps: true,
     combinedDependencies: false,
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
     reporterOptions: { text: { highlightFocused: true } },
   },
 };

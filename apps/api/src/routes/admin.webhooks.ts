@@ -12,7 +12,7 @@ import {
   enableEndpoint,
   endpointObjects,
   webhookEndpointSchema,
-} from './webhooks.endpoints';
+} from './endpoint-views';
 
 export const adminEndpointsQuery = z.strictObject({
   account_id: z.string().min(1).max(100).optional(),
