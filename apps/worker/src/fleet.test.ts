@@ -82,6 +82,7 @@ describe('fleet gauges', () => {
     expect(await value(metrics, 'mediagate_callback_backlog', { state: 'pending' })).toBe(0);
     expect(await value(metrics, 'mediagate_media_copy_backlog', { state: 'failed' })).toBe(0);
     expect(await value(metrics, 'mediagate_ledger_mismatched_accounts')).toBe(0);
+    expect(await value(metrics, 'mediagate_webhook_endpoints_disabled')).toBe(0);
     // the reconciler times it out, and counts what it did
     await reconcileOnce({
       database: h.database,

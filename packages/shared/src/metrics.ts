@@ -335,6 +335,12 @@ export function createMetrics(opts: {
     (f) => [[{}, Math.max(0, ...f.media.map((m) => m.oldestSeconds))]],
   );
   fleetGauge(
+    'mediagate_webhook_endpoints_disabled',
+    'Callback endpoints disabled for failing every delivery longer than WEBHOOK_ENDPOINT_DISABLE_AFTER (their deliveries are held until their owner enables them)',
+    [],
+    (f) => [[{}, f.webhookEndpoints.disabled]],
+  );
+  fleetGauge(
     'mediagate_ledger_mismatched_accounts',
     'Accounts whose balance differs from the sum of their ledger, as of the ledger check (expected 0)',
     [],
@@ -367,6 +373,8 @@ export interface FleetFacts {
   callbacks: { pending: number; due: number; oldestSeconds: number };
   media: Array<{ state: string; count: number; oldestSeconds: number }>;
   ledger: { mismatched: number; checkedAt: Date | null };
+  /** callback endpoints disabled for failing every delivery (their deliveries are held) */
+  webhookEndpoints: { disabled: number };
 }
 
 export interface FleetSource {
