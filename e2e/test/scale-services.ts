@@ -29,13 +29,31 @@ function requireCommand(cmd: string, debianPackage: string): string {
   throw new Error(`${cmd} is not installed (Debian: apt-get install -y ${debianPackage})`);
 }
 
+/** A Redis Cluster started by a test, with what a failover drill needs. */
+export interface OwnRedisCluster extends OwnService {
+  /** every node's port */
+  ports: number[];
+  /** the port of the master that holds `key`'s slot now */
+  masterOf(key: string): number;
+  /** the ports of the masters now */
+  masters(): number[];
+  /** kills a node (SIGKILL: a crash) */
+  kill(port: number): Promise<void>;
+  /** runs redis-cli against a node */
+  cli(port: number, args: string[]): string;
+}
+
 /**
- * A Redis Cluster of `masters` masters (no replicas) on free loopback ports, each a
- * `redis-server --cluster-enabled yes` in a temporary directory, joined with
+ * A Redis Cluster of `masters` masters, each with `replicas` replicas, on free loopback ports, each
+ * a `redis-server --cluster-enabled yes` in a temporary directory, joined with
  * `redis-cli --cluster create`. Resolves once every node reports `cluster_state:ok`.
  */
-export async function startRedisCluster(masters = 3): Promise<OwnService> {
+export async function startRedisCluster(
+  masters = 3,
+  opts: { replicas?: number; nodeTimeoutMs?: number } = {},
+): Promise<OwnRedisCluster> {
   requireCommand('redis-server', 'redis-server');
+  const replicas = opts.replicas ?? 0;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'mg-redis-cluster-'));
   const nodes: Array<{ port: number; child: ChildProcess }> = [];
   const stop = async () => {
@@ -43,7 +61,7 @@ export async function startRedisCluster(masters = 3): Promise<OwnService> {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    for (let i = 0; i < masters; i++) {
+    for (let i = 0; i < masters * (1 + replicas); i++) {
       // the cluster bus port is given explicitly: the default (port + 10000) may not exist
       const [port, busPort] = [await freePort(), await freePort()];
       const child = spawn(
@@ -60,7 +78,7 @@ export async function startRedisCluster(masters = 3): Promise<OwnService> {
           '--cluster-config-file',
           `nodes-${port}.conf`,
           '--cluster-node-timeout',
-          '5000',
+          String(opts.nodeTimeoutMs ?? 5000),
           '--dir',
           dir,
           '--save',
@@ -90,7 +108,7 @@ export async function startRedisCluster(masters = 3): Promise<OwnService> {
         'create',
         ...nodes.map((n) => `127.0.0.1:${n.port}`),
         '--cluster-replicas',
-        '0',
+        String(replicas),
         '--cluster-yes',
       ],
       { stdio: 'ignore' },
@@ -105,9 +123,45 @@ export async function startRedisCluster(masters = 3): Promise<OwnService> {
     await stop();
     throw err;
   }
+  const cli = (port: number, args: string[]) =>
+    execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+  const alive = () => nodes.filter((n) => n.child.exitCode === null && n.child.signalCode === null);
+  /** CLUSTER SLOTS as [from, to, master port] from any live node */
+  const slots = (): Array<[number, number, number]> => {
+    for (const n of alive()) {
+      try {
+        const out = cli(n.port, ['--json', 'cluster', 'slots']);
+        return (JSON.parse(out) as Array<[number, number, [string, number]]>).map((r) => [
+          r[0],
+          r[1],
+          Number(r[2][1]),
+        ]);
+      } catch {}
+    }
+    throw new Error('no cluster node answers CLUSTER SLOTS');
+  };
   return {
     url: `redis://127.0.0.1:${nodes[0]!.port}`,
-    describe: `Redis Cluster of ${masters} masters on ports ${nodes.map((n) => n.port).join(', ')}`,
+    describe:
+      `Redis Cluster of ${masters} masters` +
+      (replicas ? ` with ${replicas} replica${replicas > 1 ? 's' : ''} each` : '') +
+      ` on ports ${nodes.map((n) => n.port).join(', ')}`,
+    ports: nodes.map((n) => n.port),
+    masterOf: (key) => {
+      const slot = Number(cli(alive()[0]!.port, ['cluster', 'keyslot', key]).trim());
+      const owner = slots().find(([from, to]) => slot >= from && slot <= to);
+      if (!owner) throw new Error(`no master holds slot ${slot}`);
+      return owner[2];
+    },
+    masters: () => [...new Set(slots().map((s) => s[2]))],
+    kill: async (port) => {
+      const n = nodes.find((x) => x.port === port);
+      if (n) await stopChild(n.child);
+    },
+    cli,
     stop,
   };
 }

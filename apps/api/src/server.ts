@@ -15,6 +15,7 @@ import {
   createMediaQueue,
   createRedis,
   createVideoQueue,
+  PendingEnqueues,
 } from '@mediagate/shared/queue';
 import { TaskDurations } from '@mediagate/shared/tasks';
 import { createSsrfPolicy } from '@mediagate/shared/webhooks';
@@ -110,6 +111,10 @@ function main(): void {
   );
   taskEvents.start().catch((err: unknown) => logger.error({ err }, 'could not subscribe to task events'));
   let accepting = true;
+  // tasks accepted while Redis was away leave as soon as it answers again, not at the next sweep
+  const pendingEnqueues = new PendingEnqueues(redis, {
+    onEnqueued: (taskId, waitedMs) => logger.info({ taskId, waitedMs }, 'task enqueued after Redis came back'),
+  });
   const deps: ApiDeps = {
     mailer,
     rateLimits,
@@ -120,6 +125,7 @@ function main(): void {
     redis,
     videoQueue,
     mediaQueue,
+    pendingEnqueues,
     callbacksQueue,
     ssrf,
     catalog,
@@ -176,6 +182,10 @@ function main(): void {
       await closeHttpServer(server, config.SHUTDOWN_GRACE_MS);
       await stopKeyListener?.();
       await taskEvents.close();
+      // one last try for the enqueues still kept (each bounded by ENQUEUE_TIMEOUT_MS); what is
+      // left, the reconciler enqueues
+      await pendingEnqueues.flush();
+      pendingEnqueues.close();
       await videoQueue.close();
       await callbacksQueue.close();
       await mediaQueue.close();

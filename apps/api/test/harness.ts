@@ -18,6 +18,7 @@ import {
   createMediaQueue,
   createRedis,
   createVideoQueue,
+  PendingEnqueues,
   type RedisClient,
   redisKey,
 } from '@mediagate/shared/queue';
@@ -120,6 +121,7 @@ export async function startTestApi(
     database,
     redis,
     videoQueue,
+    pendingEnqueues: new PendingEnqueues(redis, { retryMs: 100 }),
     callbacksQueue,
     mediaQueue,
     ssrf: createSsrfPolicy({ allowCidrs: overrides.ssrfAllowCidrs ?? '', resolve: overrides.resolve }),
@@ -198,6 +200,7 @@ export async function startTestApi(
       await new Promise((r) => server.close(r));
       server.closeAllConnections();
       await taskEvents.close();
+      deps.pendingEnqueues.close();
       const cleanup = Promise.all([
         videoQueue.obliterate({ force: true }).catch(() => {}),
         callbacksQueue.obliterate({ force: true }).catch(() => {}),

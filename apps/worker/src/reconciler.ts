@@ -273,22 +273,40 @@ async function sweepImageCalls(deps: ReconcilerDeps): Promise<number> {
   return swept.length;
 }
 
-/** Sweeps every `intervalMs` until stopped; the first sweep runs at once. */
+/**
+ * Sweeps every `intervalMs` until stopped; the first sweep runs at once, and another as soon as
+ * Redis answers again after being away (what it lost, restarted empty, is enqueued again then,
+ * not an interval later).
+ */
 export function startReconciler(deps: ReconcilerDeps): { stop: () => Promise<void> } {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
+  let sweeping = false;
   let stopped = false;
   const tick = () => {
+    clearTimeout(timer);
+    sweeping = true;
     running = reconcileOnce(deps)
       .catch((err: unknown) => deps.logger.error({ err }, 'reconciler sweep failed'))
       .finally(() => {
+        sweeping = false;
         if (!stopped) timer = setTimeout(tick, deps.config.intervalMs);
       });
   };
+  const onReady = () => {
+    if (stopped) return;
+    if (!sweeping) return tick();
+    // a sweep that started while Redis was away may have failed early: one more right after it
+    void running.then(() => {
+      if (!stopped && !sweeping) tick();
+    });
+  };
+  deps.redis.on('ready', onReady);
   tick();
   return {
     stop: async () => {
       stopped = true;
+      deps.redis.off('ready', onReady);
       clearTimeout(timer);
       await running;
     },

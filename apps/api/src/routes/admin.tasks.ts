@@ -92,13 +92,14 @@ export function register(router: Router, deps: ApiDeps): void {
       throw new ApiError('not_found', `No failed task with id '${taskId.slice(0, 64)}'.`, 'task_id');
     const { row, created } = retry;
     if (created) {
-      await enqueueVideoTask(
-        deps.videoQueue,
-        { taskId: row.id, requestId: String(req.id) },
-        { timeoutMs: deps.config.ENQUEUE_TIMEOUT_MS },
-      ).catch((err: unknown) =>
-        req.log.warn({ err, taskId: row.id }, 'enqueue failed; the reconciler will enqueue the task'),
+      const enqueued = await deps.pendingEnqueues.run(row.id, () =>
+        enqueueVideoTask(
+          deps.videoQueue,
+          { taskId: row.id, requestId: String(req.id) },
+          { timeoutMs: deps.config.ENQUEUE_TIMEOUT_MS },
+        ),
       );
+      if (!enqueued) req.log.warn({ taskId: row.id }, 'enqueue failed; made again once Redis answers');
       req.log.warn({ retryOf: taskId, taskId: row.id }, 'failed task retried by an operator');
     } else {
       res.setHeader('idempotent-replayed', 'true');

@@ -216,15 +216,17 @@ export function register(router: Router, deps: ApiDeps): void {
         }
         throw err;
       });
-      // Committed first, enqueued second: if Redis is down the task is still accepted and the
-      // reconciler enqueues it once Redis answers again.
-      await enqueueVideoTask(
-        deps.videoQueue,
-        { taskId: row.id, requestId },
-        { timeoutMs: deps.config.ENQUEUE_TIMEOUT_MS },
-      ).catch((err: unknown) =>
-        req.log.warn({ err, taskId: row.id }, 'enqueue failed; the reconciler will enqueue the task'),
+      // Committed first, enqueued second: if Redis is down the task is still accepted, and its
+      // enqueue is made again as soon as Redis answers (the reconciler's sweep, should this
+      // process die first).
+      const enqueued = await deps.pendingEnqueues.run(row.id, () =>
+        enqueueVideoTask(
+          deps.videoQueue,
+          { taskId: row.id, requestId },
+          { timeoutMs: deps.config.ENQUEUE_TIMEOUT_MS },
+        ),
       );
+      if (!enqueued) req.log.warn({ taskId: row.id }, 'enqueue failed; made again once Redis answers');
       if (row.requestId === requestId) {
         // a new task (not the replay of an Idempotency-Key)
         countTaskMove(deps.metrics, row);

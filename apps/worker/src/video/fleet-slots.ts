@@ -40,8 +40,9 @@ export async function reserveSlot(
  * many ms to wait before asking again when the next free slot is more than `maxWaitMs` away.
  *
  * A slot is used only when the wait for it ends at most `toleranceUs` late, counted from the
- * moment the reservation was sent (so a slow answer from Redis counts as lateness too): a later
- * call could share a sliding second with the on-time calls of the slots after it. A late slot is
+ * moment the reservation was sent (so a slow answer from Redis, a busy event loop or a long GC
+ * count as lateness too): a later call could share a sliding second with the on-time calls of the
+ * slots after it. The wait itself runs from Redis's answer, so a slot is never taken early. A late slot is
  * left unused and a new one taken, at most `retakes` times; then, with `late: 'send'`, the call
  * goes anyway, and with `late: 'wait'` it is told to ask again one interval later.
  */
@@ -63,8 +64,8 @@ export async function takeSlot(
     const sent = performance.now();
     const { waitUs } = await reserveSlot(redis, key, opts.intervalUs, opts.maxWaitMs);
     if (waitUs < 0) return Math.max(1, Math.ceil((-waitUs - 1) / 1000));
-    // The slot is somewhere between `sent + wait` and `answered + wait` on this process's clock:
-    // wait for the latest, count lateness from the earliest.
+    // The slot is between `sent + wait` and `answered + wait` on this process's clock: wait for
+    // the latest, count lateness from the earliest.
     if (waitUs > 0) await (opts.sleep ?? sleep)(Math.ceil(waitUs / 1000));
     const lateMs = performance.now() - (sent + waitUs / 1000);
     if (lateMs <= opts.toleranceUs / 1000) return 0;

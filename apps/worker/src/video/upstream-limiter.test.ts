@@ -69,8 +69,8 @@ describe('UpstreamLimiter', () => {
       () => performance.now() - t0 > 3_500,
     );
     expect(busiestSecond(granted)).toBeLessThanOrEqual(20);
-    // close to the limit: 3.5 s at 20/s, the first slot at once
-    expect(granted.length).toBeGreaterThanOrEqual(55);
+    // no starving: 3.5 s at 20/s is about 70; a loaded machine leaves slots unused (late waits)
+    expect(granted.length).toBeGreaterThanOrEqual(30);
   });
 
   it('holds in every sliding second across a Redis outage, right after Redis returns included', async () => {
@@ -105,18 +105,24 @@ describe('UpstreamLimiter', () => {
     expect(await a.take('poll', 'ch')).toBe(0);
   });
 
-  it('leaves a slot whose wait ended late unused, and in the end tells the caller to wait', async () => {
+  it('leaves a slot whose wait ended late unused, and sends anyway after three (no starving)', async () => {
     const prefix = testQueuePrefix();
+    const unused: string[] = [];
     const late = new UpstreamLimiter(
       redis,
       prefix,
       { submitPerSecond: 2, pollPerSecond: 0 },
-      { sleep: (ms) => new Promise((r) => setTimeout(r, ms + 200)) },
+      {
+        sleep: (ms) => new Promise((r) => setTimeout(r, ms + 200)),
+        onLateSlot: (kind, channel) => unused.push(`${kind}:${channel}`),
+      },
     );
     // the first slot is now (no sleep); the next ones (525 ms apart) are waited for, and every wait
-    // ends 200 ms late: three slots are left unused, then the caller is told to wait
+    // ends 200 ms late: three slots are left unused, then the call goes
     expect(await late.take('submit', 'ch')).toBe(0);
-    expect(await late.take('submit', 'ch')).toBe(spacingOf(2)!.intervalUs / 1000);
+    expect(unused).toEqual([]);
+    expect(await late.take('submit', 'ch')).toBe(0);
+    expect(unused).toEqual(['submit:ch', 'submit:ch', 'submit:ch']);
   });
 
   it('never waits when unlimited', async () => {

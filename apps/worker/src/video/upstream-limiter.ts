@@ -1,7 +1,10 @@
 import { type RedisClient, redisKey } from '@mediagate/shared/queue';
 import { takeSlot } from './fleet-slots';
 
-/** how many times one take leaves a late slot unused before it gives up (and the job waits) */
+/**
+ * how many times one take leaves a late slot unused before the call goes anyway (as the poll
+ * budget does): an overloaded process keeps working rather than starve its calls
+ */
 const LATE_RETAKES = 2;
 /** how late after its slot a call may still go */
 const TOLERANCE_US = 50_000;
@@ -9,10 +12,11 @@ const TOLERANCE_US = 50_000;
 /**
  * Fleet-wide limits of upstream calls, per channel, kept in Redis so every worker replica shares
  * them. Calls are spaced evenly (GCRA on Redis's clock): with a limit of N per second, call slots
- * are at least (1 s + tolerance) / N apart, and a call goes only if it is at most the tolerance
- * later than its slot. So no sliding second, anywhere, holds more than N calls: not at a window's
- * edge, and not when a whole fleet comes back together after a Redis outage (a fixed window lets
- * up to 2N through around its edge).
+ * are at least (1 s + tolerance) / N apart, and a call goes at most the tolerance later than its
+ * slot (a later one leaves its slot unused and takes another, up to LATE_RETAKES times). So no
+ * sliding second holds more than N calls: not at a window's edge, and not when a whole fleet
+ * comes back together after a Redis outage (a fixed window lets up to 2N through around its
+ * edge). Only a process too overloaded to keep any slot sends late.
  *
  * `take` answers 0 when the call may go now (it may have waited up to `maxWaitMs` for its slot),
  * or how many milliseconds to wait before asking again (nothing reserved).
@@ -29,6 +33,8 @@ export class UpstreamLimiter {
       maxWaitMs?: number;
       /** how a wait for a slot is slept (tests make it late) */
       sleep?: (ms: number) => Promise<void>;
+      /** told of every slot left unused because the wait for it ended late */
+      onLateSlot?: (kind: 'submit' | 'poll', channel: string) => void;
     } = {},
   ) {
     this.spacing = { submit: spacingOf(limits.submitPerSecond), poll: spacingOf(limits.pollPerSecond) };
@@ -41,8 +47,9 @@ export class UpstreamLimiter {
       ...spacing,
       maxWaitMs: this.opts.maxWaitMs ?? 1_000,
       retakes: LATE_RETAKES,
-      late: 'wait',
+      late: 'send',
       sleep: this.opts.sleep,
+      onLate: this.opts.onLateSlot && (() => this.opts.onLateSlot?.(kind, channel)),
     });
   }
 }

@@ -20,12 +20,14 @@ export function createRedis(
     maxRetriesPerRequest: role === 'worker' ? null : 1,
     enableReadyCheck: true,
     connectTimeout: 5_000,
-    retryStrategy: (times) => Math.min(times * 200, 2_000),
+    // reconnect attempts at most half a second apart: work waiting on Redis resumes within half a
+    // second of its return
+    retryStrategy: (times) => Math.min(times * 100, 500),
   };
   const redis = opts.cluster
     ? new Cluster([clusterSeed(url)], {
         redisOptions: { ...redisAuth(url), ...options },
-        clusterRetryStrategy: (times) => Math.min(times * 200, 2_000),
+        clusterRetryStrategy: (times) => Math.min(times * 100, 500),
         enableReadyCheck: true,
         shardedSubscribers: opts.subscriber === true,
       })

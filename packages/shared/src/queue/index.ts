@@ -4,5 +4,6 @@ export * from './connection';
 export * from './keys';
 export * from './legacy';
 export * from './media-queue';
+export * from './pending-enqueues';
 export * from './stats';
 export * from './video-queue';
