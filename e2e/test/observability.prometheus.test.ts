@@ -16,8 +16,6 @@ import { type Stack, startStack, VIDEO_REQUEST } from './stack';
 const ROOT = path.join(__dirname, '..', '..');
 const OBS = path.join(ROOT, 'deploy', 'observability');
 const hasPrometheus = spawnSync('sh', ['-c', 'command -v prometheus'], { stdio: 'ignore' }).status === 0;
-/** Metrics another part of the fleet adds; listed here only while the stack does not export them. */
-const NOT_YET_EXPORTED = ['mediagate_webhook_endpoints_disabled'];
 
 const TOKEN = randomBytes(18).toString('base64url');
 let stack: Stack;
@@ -140,12 +138,11 @@ maybe('a real Prometheus scraping the stack', () => {
         })),
     );
     expect(panels.length).toBeGreaterThan(30);
-    const pending = (expr: string) => NOT_YET_EXPORTED.some((m) => expr.includes(m));
     let empty: string[] = [];
     await waitFor(
       async () => {
         empty = [];
-        for (const p of panels.filter((x) => !pending(x.expr))) {
+        for (const p of panels) {
           if ((await query(p.expr)).length === 0) empty.push(`${p.title}: ${p.expr}`);
         }
         return empty.length === 0;
@@ -196,8 +193,6 @@ maybe('a real Prometheus scraping the stack', () => {
         (e.match(/\bmediagate_[a-z0-9_]+/g) ?? []).map((n) => n.replace(/_(bucket|count|sum)$/, '')),
       ),
     );
-    expect([...read].filter((m) => !exported.has(m) && !NOT_YET_EXPORTED.includes(m)).sort()).toEqual([]);
-    // a metric listed as not yet exported leaves the list as soon as the stack exports it
-    expect(NOT_YET_EXPORTED.filter((m) => exported.has(m))).toEqual([]);
+    expect([...read].filter((m) => !exported.has(m)).sort()).toEqual([]);
   }, 300_000);
 });
