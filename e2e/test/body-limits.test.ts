@@ -10,7 +10,7 @@ import { type Stack, startStack } from './stack';
 const MB = 1024 * 1024;
 /**
  * The API process's resident memory may not pass this, whatever bodies within the limits paying or
- * non-paying callers send at once (default BODY_IN_FLIGHT_BYTES; see README, Security).
+ * non-paying callers send at once (default BODY_IN_FLIGHT_BYTES; see docs/security.md).
  */
 const RSS_CEILING_BYTES = 512 * MB;
 /**

@@ -64,8 +64,8 @@ describe('Prometheus rules and the dashboard', () => {
     expect(crd.spec.groups).toEqual(YAML.parse(read('rules.yml')).groups);
   });
 
-  it('every metric the rules and the dashboard read is in the README metrics table', () => {
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  it('every metric the rules and the dashboard read is in the metrics table of docs/operations.md', () => {
+    const readme = readFileSync(path.join(ROOT, 'docs', 'operations.md'), 'utf8');
     const dashboard = JSON.parse(read('grafana/mediagate.json'));
     const exprs = [
       ...rules.map((r) => r.expr),

@@ -83,7 +83,7 @@ function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
 
 /**
  * The test and benchmark control API under `/_control`: counters, reset, fault injection, planned
- * video outcomes, task timing, Ark item failures, rate limits, task inspection. See README. Only
+ * video outcomes, task timing, Ark item failures, rate limits, task inspection. See apps/upstream-sim/README.md. Only
  * with `Authorization: Bearer <SIM_CONTROL_TOKEN>` (401 otherwise; 403 when no token is set).
  */
 export function register(router: Router, state: SimState, token: string | undefined): void {

@@ -19,7 +19,7 @@ export const FAULT_API_VENDOR: Record<FaultApi, Vendor> = {
   ark_images: 'ark',
 };
 
-/** What the control API accepts (see README): an error to inject and/or a delay to add. */
+/** What the control API accepts (see apps/upstream-sim/README.md): an error to inject and/or a delay to add. */
 export interface FaultSpec {
   api: FaultApi;
   status?: number;

@@ -54,7 +54,7 @@ export const workerEnvSchema = baseEnvSchema
     VIDEO_POLL_SCHEDULER: z.enum(['adaptive', 'fixed']).default('adaptive'),
     /** adaptive: no two polls of a task closer than this */
     VIDEO_POLL_MIN_INTERVAL_MS: intFromEnv(2_000, 10),
-    /** adaptive: no two polls of a task further apart than this (while the budget allows, see README) */
+    /** adaptive: no two polls of a task further apart than this (while the budget allows, see docs/operations.md) */
     VIDEO_POLL_MAX_INTERVAL_MS: intFromEnv(120_000, 10),
     /** adaptive: polls of a task between the 5th and 95th percentile of its model's durations */
     VIDEO_POLL_SPREAD_POLLS: intFromEnv(4, 1),

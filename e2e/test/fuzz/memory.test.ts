@@ -13,10 +13,10 @@ import { FUZZ_ENV, FUZZ_SEED, problemWith } from './kit';
 // requests carrying data URLs, forms of image files, video creates), sent at once by an account
 // at 0, by one paying account or by several, with or without a declared length. Whatever the
 // batch: no 5xx, every error in the OpenAI shape, and the API's resident memory stays under the
-// ceiling the README states for the default BODY_IN_FLIGHT_BYTES.
+// ceiling docs/security.md states for the default BODY_IN_FLIGHT_BYTES.
 
 const MB = 1024 * 1024;
-/** The ceiling of README's Security section (512 MB with the default bodies in flight). */
+/** The ceiling of docs/security.md (512 MB with the default bodies in flight). */
 const RSS_CEILING_BYTES = 512 * MB;
 /** The heap Node gives the API in the manifests' 768 MiB container (see body-limits.test.ts). */
 const CONTAINER_HEAP = ['--max-old-space-size=384'];
