@@ -77,7 +77,8 @@ export class Cluster {
     private stand: (pod: Pod, container: Obj) => { command: string[] } | undefined,
   ) {
     this.subnet = `10.${200 + (randomBytes(1)[0]! % 50)}.${randomBytes(1)[0]}`;
-    this.dir = path.join('/tmp', `mgk-${this.id}`);
+    // not under /tmp: pods mount an emptyDir over /tmp, which would hide their volumes
+    this.dir = path.join('/var/tmp', `mgk-${this.id}`);
     mkdirSync(this.dir, { recursive: true });
     chmodSync(this.dir, 0o755);
     sh('ip', ['link', 'add', this.bridge, 'type', 'bridge']);
@@ -410,6 +411,12 @@ export class Cluster {
       mounts.push(`mount --bind ${q(from)} ${q(target)}`);
       if (m.readOnly) mounts.push(`mount -o remount,bind,ro ${q(target)}`);
     }
+    // The checkout stands in for the image's files. When it lies under a volume's mount path (a
+    // clone under /tmp, where the pod mounts an emptyDir), it is bound back in at its own path.
+    const stage = path.join(this.dir, pod.name, `.checkout-${c.name}`);
+    mkdirSync(stage, { recursive: true });
+    mounts.unshift(`mount --bind ${q(k8s.ROOT)} ${q(stage)}`);
+    mounts.push(`[ -d ${q(k8s.ROOT)} ] || { mkdir -p ${q(k8s.ROOT)}; mount --bind ${q(stage)} ${q(k8s.ROOT)}; }`);
     const rootRo = sec.readOnlyRootFilesystem ? ['mount -o remount,bind,ro /'] : [];
     const uid = sec.runAsUser ?? 0;
     const gid = sec.runAsGroup ?? uid;
