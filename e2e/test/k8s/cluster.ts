@@ -416,7 +416,9 @@ export class Cluster {
     const stage = path.join(this.dir, pod.name, `.checkout-${c.name}`);
     mkdirSync(stage, { recursive: true });
     mounts.unshift(`mount --bind ${q(k8s.ROOT)} ${q(stage)}`);
-    mounts.push(`[ -d ${q(k8s.ROOT)} ] || { mkdir -p ${q(k8s.ROOT)}; mount --bind ${q(stage)} ${q(k8s.ROOT)}; }`);
+    mounts.push(
+      `[ -e ${q(path.join(k8s.ROOT, 'package.json'))} ] || { mkdir -p ${q(k8s.ROOT)}; mount --bind ${q(stage)} ${q(k8s.ROOT)}; }`,
+    );
     const rootRo = sec.readOnlyRootFilesystem ? ['mount -o remount,bind,ro /'] : [];
     const uid = sec.runAsUser ?? 0;
     const gid = sec.runAsGroup ?? uid;
