@@ -10,6 +10,9 @@ module.exports = (dir) => ({
   maxWorkers: 2,
   reporters: [
     'default',
-    [path.join(__dirname, 'scripts', 'jest-count-reporter.js'), { name: path.basename(dir) }],
+    [
+      path.join(__dirname, 'scripts', 'jest-count-reporter.js'),
+      { name: process.env.JEST_RESULTS_NAME ?? path.basename(dir) },
+    ],
   ],
 });

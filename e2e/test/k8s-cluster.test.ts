@@ -559,9 +559,9 @@ maybe('the example overlay, run as a cluster would run it', () => {
         try {
           const r = await api('GET', `/v1/videos/${taskId}`);
           if (r.status === 200) ok += 1;
-          else failures.push(String(r.status));
+          else failures.push(`${new Date().toISOString()} ${r.status} ${JSON.stringify(r.json)}`);
         } catch (err) {
-          failures.push(String(err));
+          failures.push(`${new Date().toISOString()} ${err}`);
         }
         // about 2 requests a second per client: within the key's rate limit (RATE_LIMIT_RPM)
         await sleep(500);
@@ -595,6 +595,17 @@ maybe('the example overlay, run as a cluster would run it', () => {
       await Promise.all(clients);
     }
     figures.rollout = { ...rolled, requestsServed: ok, failed: failures.length };
+    if (failures.length) {
+      figures.rolloutEvents = [...cluster.log, ...failures].sort();
+      figures.rolloutApiPods = cluster.pods
+        .filter((p) => p.deployment === 'mediagate-api')
+        .map((p) =>
+          p.containers
+            .flatMap((c) => c.output.split('\n').filter((l) => !l.includes('"level":30')))
+            .join('\n')
+            .slice(-8000),
+        );
+    }
     expect(failures).toEqual([]);
     expect(ok).toBeGreaterThan(10);
   }, 300_000);

@@ -274,7 +274,7 @@ export class Cluster {
       pod.timers.push(setTimeout(tick, (probe.initialDelaySeconds ?? 0) * 1000));
     };
     const restart = (why: string) => {
-      this.log.push(`${pod.name}/${c.name}: ${why}; restarting`);
+      this.log.push(`${new Date().toISOString()} ${pod.name}/${c.name}: ${why}; restarting`);
       state.output += `\n[cluster] ${why}; restarting\n`;
       state.proc?.kill('SIGKILL');
     };
@@ -287,8 +287,13 @@ export class Cluster {
         run(c.readinessProbe, (ok) => {
           failures = ok ? 0 : failures + 1;
           successes = ok ? successes + 1 : 0;
+          const was = state.ready;
           if (ok && successes >= (c.readinessProbe.successThreshold ?? 1)) state.ready = true;
           if (failures >= (c.readinessProbe.failureThreshold ?? 3)) state.ready = false;
+          if (was !== state.ready)
+            this.log.push(
+              `${new Date().toISOString()} ${pod.name}/${c.name}: ${state.ready ? 'ready' : 'not ready'}`,
+            );
           if (state.ready && pod.containers.every((x) => x.ready))
             pod.readyAfterMs ??= Date.now() - pod.createdAt;
         });
@@ -466,6 +471,7 @@ export class Cluster {
    */
   async deletePod(pod: Pod): Promise<{ exitedAfterMs: number; killed: boolean }> {
     pod.terminating = true;
+    this.log.push(`${new Date().toISOString()} ${pod.name}: deleted`);
     for (const t of pod.timers) clearTimeout(t);
     const grace = (pod.spec.terminationGracePeriodSeconds ?? 30) * 1000;
     const started = Date.now();
