@@ -9,6 +9,7 @@ import { baselineRow } from './baseline';
 import { markdownTable, type Row } from './report';
 import { createScenario } from './scenarios/create';
 import { freshnessScenario } from './scenarios/freshness';
+import { imagesScenario } from './scenarios/images';
 import { longTasksScenario } from './scenarios/long-tasks';
 import { pipelineScenario } from './scenarios/pipeline';
 import { pollScenario } from './scenarios/poll';
@@ -16,6 +17,7 @@ import { sizeScenario } from './scenarios/size';
 
 const SCENARIOS: Record<string, (o: { quick: boolean }) => Promise<Row[]>> = {
   create: createScenario,
+  images: imagesScenario,
   poll: pollScenario,
   pipeline: pipelineScenario,
   long: longTasksScenario,

@@ -30,10 +30,10 @@ const fmt = (n: number | undefined) =>
 
 export function markdownTable(rows: Row[]): string {
   const head =
-    '| scenario | metric | value | baseline | ratio | target | met |\n|---|---|---|---|---|---|---|';
+    '| scenario | metric | value | baseline | ratio | target | met | note |\n|---|---|---|---|---|---|---|---|';
   const lines = rows.map(
     (r) =>
-      `| ${r.scenario} | ${r.metric} | ${fmt(r.value)} ${r.unit} | ${r.baseline === undefined ? '' : `${fmt(r.baseline)} ${r.unit} (${r.baselineLabel ?? 'baseline'})`} | ${fmt(r.ratio)} | ${r.target ?? ''} | ${r.pass === undefined ? '' : r.pass ? 'yes' : 'no'} |`,
+      `| ${r.scenario} | ${r.metric} | ${fmt(r.value)} ${r.unit} | ${r.baseline === undefined ? '' : `${fmt(r.baseline)} ${r.unit} (${r.baselineLabel ?? 'baseline'})`} | ${fmt(r.ratio)} | ${r.target ?? ''} | ${r.pass === undefined ? '' : r.pass ? 'yes' : 'no'} | ${r.note ?? ''} |`,
   );
   return [head, ...lines].join('\n');
 }
