@@ -2,27 +2,21 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Spin } from 'antd';
 import type { ReactNode } from 'react';
 import { Navigate, useLocation, useNavigate } from 'react-router';
-import { ApiError, api, unwrap } from './api/client';
+import { ApiError, api, keyOf, unwrap } from './api/client';
+import type { components } from './api/schema';
 import { ErrorAlert } from './components/ErrorAlert';
 import { useT } from './i18n/i18n';
 
-export interface Me {
-  id: string;
-  email: string;
-  role: 'user' | 'admin';
-  status: string;
-  balance_usd: number;
-  balance_micro_usd: number;
-  created_at: number | null;
-}
+/** The signed-in account, as GET /console/api/me answers it. */
+export type Me = components['schemas']['Account'];
 
 /** The signed-in account, or null when there is no session. */
 export function useMe() {
   return useQuery({
-    queryKey: ['me'],
+    queryKey: keyOf('/console/api/me'),
     queryFn: async (): Promise<Me | null> => {
       try {
-        return (await unwrap(api.GET('/console/api/me'))) as unknown as Me;
+        return await unwrap(api.GET('/console/api/me'));
       } catch (err) {
         if (err instanceof ApiError && err.status === 401) return null;
         throw err;
@@ -70,7 +64,7 @@ export function useLogout() {
       await unwrap(api.POST('/console/api/logout'));
     } finally {
       client.clear();
-      client.setQueryData(['me'], null);
+      client.setQueryData(keyOf('/console/api/me'), null);
       navigate('/login', { replace: true });
     }
   };

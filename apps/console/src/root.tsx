@@ -6,7 +6,7 @@ import dayjs from 'dayjs';
 import 'dayjs/locale/zh-cn';
 import { type ReactNode, useEffect, useState } from 'react';
 import { RouterProvider } from 'react-router';
-import { ApiError } from './api/client';
+import { ApiError, keyOf } from './api/client';
 import { I18nProvider, useI18n } from './i18n/i18n';
 import { router } from './routes';
 
@@ -20,7 +20,7 @@ export function createQueryClient(): QueryClient {
       onError(err) {
         // a session that ended (logout elsewhere, expiry): the page asks who is signed in again
         if (err instanceof ApiError && err.code === 'invalid_session') {
-          void client.invalidateQueries({ queryKey: ['me'] });
+          void client.invalidateQueries({ queryKey: keyOf('/console/api/me') });
         }
       },
     }),

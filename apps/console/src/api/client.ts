@@ -1,4 +1,5 @@
-import createClient, { type Middleware } from 'openapi-fetch';
+import createClient, { type ClientPathsWithMethod, type Middleware } from 'openapi-fetch';
+import createQueryHooks from 'openapi-react-query';
 import type { paths } from './schema';
 
 /** An error answer of the API, `{"error": {message, type, code, param}}`, or a network failure. */
@@ -46,13 +47,38 @@ const networkErrors: Middleware = {
   },
 };
 
+/** A non-2xx answer rejects the call with its ApiError, so queries and mutations fail the same way. */
+const answerErrors: Middleware = {
+  async onResponse({ response }) {
+    if (response.ok) return undefined;
+    const text = await response.text().catch(() => '');
+    let body: unknown = null;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      body = null;
+    }
+    throw errorFromAnswer(response.status, body, response.headers);
+  },
+};
+
+/** The client typed from the API's OpenAPI documents (/openapi.json and /admin/api/openapi.json). */
 export const api = createClient<paths>({
   baseUrl: window.location.origin,
   credentials: 'same-origin',
   // looked up at each call (not captured once), so tests can answer for the server
   fetch: (request) => globalThis.fetch(request),
 });
-api.use(networkErrors);
+api.use(networkErrors, answerErrors);
+
+/**
+ * React Query hooks over the same client: `$api.useQuery('get', path, init)` keys a query by
+ * `['get', path, init]`, so keys come from the documented routes, never from strings of a page.
+ */
+export const $api = createQueryHooks(api);
+
+/** The key prefix of every query of a GET route, whatever its parameters (to invalidate or seed them). */
+export const keyOf = <P extends ClientPathsWithMethod<typeof api, 'get'>>(path: P) => ['get', path] as const;
 
 /** The answer's data, or throws its ApiError (openapi-fetch returns `{data, error, response}`). */
 export async function unwrap<T>(
@@ -61,31 +87,4 @@ export async function unwrap<T>(
   const { data, error, response } = await call;
   if (!response.ok) throw errorFromAnswer(response.status, error, response.headers);
   return data as NonNullable<T>;
-}
-
-/** A JSON call to a route that the generated types do not know yet (contracts built in parallel). */
-export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
-  let response: Response;
-  try {
-    response = await fetch(path, {
-      method,
-      credentials: 'same-origin',
-      headers:
-        body === undefined
-          ? { accept: 'application/json' }
-          : { 'content-type': 'application/json', accept: 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch (err) {
-    throw new ApiError(`The server could not be reached (${(err as Error).message}).`, 0, 'network_error');
-  }
-  const text = await response.text();
-  let parsed: unknown = null;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    parsed = null;
-  }
-  if (!response.ok) throw errorFromAnswer(response.status, parsed, response.headers);
-  return parsed as T;
 }

@@ -1,8 +1,7 @@
-import { useQuery } from '@tanstack/react-query';
 import { Space, type TableColumnsType, Tag, Typography } from 'antd';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
-import { api, unwrap } from '../api/client';
+import { $api } from '../api/client';
 import type { components } from '../api/schema';
 import type { MessageKey } from '../i18n/en';
 import { useT } from '../i18n/i18n';
@@ -96,14 +95,8 @@ export function AuditLog(props: { accountId?: string; title?: ReactNode }) {
   const pager = usePager();
   const compact = useCompactRows();
   const before = pager.cursor;
-  const log = useQuery({
-    queryKey: ['admin', 'audit-log', props.accountId ?? null, before, pager.limit],
-    queryFn: () =>
-      unwrap(
-        api.GET('/admin/api/audit-log', {
-          params: { query: { account_id: props.accountId, before, limit: pager.limit } },
-        }),
-      ),
+  const log = $api.useQuery('get', '/admin/api/audit-log', {
+    params: { query: { account_id: props.accountId, before, limit: pager.limit } },
   });
   const action = (a: AuditEntry['action']) => (
     <Tag color={ACTION_COLORS[a]}>{t(`audit.action.${a}` as MessageKey)}</Tag>

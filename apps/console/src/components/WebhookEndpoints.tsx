@@ -1,6 +1,6 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Alert, App, Button, Card, Descriptions, Empty, Popconfirm, Space, Tag, Typography } from 'antd';
-import { api, unwrap } from '../api/client';
+import { $api, api, keyOf, unwrap } from '../api/client';
 import type { components } from '../api/schema';
 import { useT } from '../i18n/i18n';
 import { formatTime } from '../lib/format';
@@ -88,17 +88,14 @@ export function WebhookEndpoints() {
   const t = useT();
   const { message } = App.useApp();
   const client = useQueryClient();
-  const list = useQuery({
-    queryKey: ['webhook-endpoints'],
-    queryFn: () => unwrap(api.GET('/console/api/webhooks/endpoints')),
-  });
+  const list = $api.useQuery('get', '/console/api/webhooks/endpoints');
   const enable = useMutation({
     mutationFn: (endpointId: string) =>
       unwrap(
         api.POST('/console/api/webhooks/endpoints/{endpointId}/enable', { params: { path: { endpointId } } }),
       ),
     onSuccess: (r) => {
-      void client.invalidateQueries({ queryKey: ['webhook-endpoints'] });
+      void client.invalidateQueries({ queryKey: keyOf('/console/api/webhooks/endpoints') });
       void message.success(t('endpoints.enabled', { n: (r as { redelivered: number }).redelivered }));
     },
     onError: (err) => void message.error(err.message),

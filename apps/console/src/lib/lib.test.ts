@@ -6,7 +6,7 @@ import { isIpRule } from './ip';
 import { passwordStrength } from './password';
 import { looksLikeTransferReference, transferReference } from './reference';
 import { spendSeries } from './spend';
-import { topUpFinished, topUpPreview } from './topup';
+import { type TopUpOptions, topUpFinished, topUpPreview } from './topup';
 
 describe('password strength', () => {
   it.each([
@@ -93,7 +93,7 @@ describe('spend series', () => {
 });
 
 describe('top-up preview', () => {
-  const options = {
+  const options: TopUpOptions = {
     providers: ['alipay', 'wechat'],
     cny_per_usd: 5,
     min_amount_cny: 35,

@@ -1,32 +1,7 @@
-export interface TopUpOptions {
-  providers: string[];
-  cny_per_usd: number;
-  min_amount_cny: number;
-  bonus_threshold_cny: number;
-  bonus_percent: number;
-  /** always present: the customer's reference, and what the operator published of its account */
-  bank_transfer: {
-    reference: string;
-    beneficiary: string | null;
-    bank: string | null;
-    account_number: string | null;
-  };
-}
+import type { components } from '../api/schema';
 
-export interface TopUp {
-  object: 'topup';
-  id: string;
-  status: 'created' | 'paid' | 'credited' | 'closed' | 'expired';
-  provider: string;
-  amount_cny: number;
-  credit_usd: number;
-  bonus_usd: number;
-  qr_code: string | null;
-  expires_at: number | null;
-  created_at: number;
-  paid_at: number | null;
-  credited_at: number | null;
-}
+export type TopUpOptions = components['schemas']['TopUpOptions'];
+export type TopUp = components['schemas']['TopUp'];
 
 /** What a top-up of `amountCny` credits, as shown before paying (the API decides the real figures). */
 export function topUpPreview(amountCny: number | null | undefined, o: TopUpOptions) {

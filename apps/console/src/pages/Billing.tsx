@@ -1,9 +1,9 @@
 import { DownloadOutlined } from '@ant-design/icons';
-import { useQuery } from '@tanstack/react-query';
+import { type QueryFunction, type QueryKey, useQuery, useQueryClient } from '@tanstack/react-query';
 import { App, Button, Select, Space, type TableColumnsType, Tabs, Tag, Typography } from 'antd';
 import { type ReactNode, useState } from 'react';
 import { useSearchParams } from 'react-router';
-import { api, unwrap } from '../api/client';
+import { $api } from '../api/client';
 import type { components } from '../api/schema';
 import { errorText } from '../components/ErrorAlert';
 import { ListCard, type Pager, usePager } from '../components/ListCard';
@@ -48,14 +48,19 @@ interface Page<R> {
   next_cursor: string | null;
 }
 
+/** One page's query of a list route: its key and call, from `$api.queryOptions`. */
+type PageQuery<R, K extends QueryKey> = (
+  limit: number,
+  before: string | undefined,
+) => { queryKey: K; queryFn: QueryFunction<Page<R>, K> };
+
 /**
- * One filterable, cursor-paged list with a CSV export of every page. `load` reads one page for the
- * current filter; `file` and `csvColumns` name and shape the export.
+ * One filterable, cursor-paged list with a CSV export of every page. `query` is the query of one
+ * page for the current filter; `file` and `csvColumns` name and shape the export.
  */
-function PagedTable<R extends { id: string }>({
+function PagedTable<R extends { id: string }, K extends QueryKey>({
   pager,
-  queryKey,
-  load,
+  query,
   filter,
   file,
   csvColumns,
@@ -64,8 +69,7 @@ function PagedTable<R extends { id: string }>({
   empty,
 }: {
   pager: Pager;
-  queryKey: unknown[];
-  load: (limit: number, before: string | undefined) => Promise<Page<R>>;
+  query: PageQuery<R, K>;
   filter: ReactNode;
   file: string;
   csvColumns: Array<{ header: string; value: (row: R) => unknown }>;
@@ -76,14 +80,14 @@ function PagedTable<R extends { id: string }>({
   const t = useT();
   const { message } = App.useApp();
   const [exporting, setExporting] = useState(false);
-  const list = useQuery({
-    queryKey: [...queryKey, pager.cursor, pager.limit],
-    queryFn: () => load(pager.limit, pager.cursor),
-  });
+  const client = useQueryClient();
+  const list = useQuery(query(pager.limit, pager.cursor));
   const exportCsv = async () => {
     setExporting(true);
     try {
-      const { rows, truncated } = await fetchAllPages((before) => load(100, before));
+      const { rows, truncated } = await fetchAllPages((before) =>
+        client.fetchQuery<Page<R>, Error, Page<R>, K>(query(100, before)),
+      );
       downloadCsv(file, toCsv(csvColumns, rows));
       if (truncated) void message.warning(t('billing.truncated', { n: rows.length }));
     } catch (err) {
@@ -133,11 +137,10 @@ function LedgerTab() {
   const t = useT();
   const { pager, value: kind, onChange } = useListFilter<Kind>();
   return (
-    <PagedTable<LedgerEntry>
+    <PagedTable
       pager={pager}
-      queryKey={['ledger', kind]}
-      load={(limit, before) =>
-        unwrap(api.GET('/console/api/ledger', { params: { query: { limit, kind, before } } }))
+      query={(limit, before) =>
+        $api.queryOptions('get', '/console/api/ledger', { params: { query: { limit, kind, before } } })
       }
       filter={
         <Select<Kind>
@@ -173,17 +176,15 @@ function LedgerTab() {
 function UsageTab() {
   const t = useT();
   const { pager, value: model, onChange } = useListFilter<string>();
-  const models = useQuery({
-    queryKey: ['models'],
-    queryFn: async () => (await unwrap(api.GET('/console/api/models'))).data,
+  const models = $api.useQuery('get', '/console/api/models', undefined, {
+    select: (r) => r.data,
     staleTime: 600_000,
   });
   return (
-    <PagedTable<UsageRecord>
+    <PagedTable
       pager={pager}
-      queryKey={['usage', model]}
-      load={(limit, before) =>
-        unwrap(api.GET('/console/api/usage', { params: { query: { limit, model, before } } }))
+      query={(limit, before) =>
+        $api.queryOptions('get', '/console/api/usage', { params: { query: { limit, model, before } } })
       }
       filter={
         <Select<string>

@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQueries } from '@tanstack/react-query';
 import {
   Alert,
   Button,
@@ -16,7 +16,7 @@ import {
 } from 'antd';
 import { lazy, Suspense, useMemo } from 'react';
 import { Link } from 'react-router';
-import { api, unwrap } from '../api/client';
+import { $api } from '../api/client';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { useT } from '../i18n/i18n';
 import { formatTime, formatUsd } from '../lib/format';
@@ -32,38 +32,40 @@ const TEST_CREDIT_REASON = 'test credit for a new account';
 
 /** The account's ledger entries of one kind, the newest first (one page). */
 function useLedger(kind: 'grant' | 'topup', limit: number) {
-  return useQuery({
-    queryKey: ['ledger', { kind, limit }],
-    queryFn: async () =>
-      (await unwrap(api.GET('/console/api/ledger', { params: { query: { kind, limit } } }))).data,
-  });
+  return $api.useQuery(
+    'get',
+    '/console/api/ledger',
+    { params: { query: { kind, limit } } },
+    { select: (r) => r.data },
+  );
 }
 
 export function DashboardPage() {
   const t = useT();
-  const balance = useQuery({
-    queryKey: ['balance'],
-    queryFn: () => unwrap(api.GET('/console/api/balance')),
-    refetchInterval: 30_000,
-  });
+  const balance = $api.useQuery('get', '/console/api/balance', undefined, { refetchInterval: 30_000 });
   const topups = useLedger('topup', 1);
   const grants = useLedger('grant', 20);
-  const summary = useQuery({
-    queryKey: ['usage-summary', DAYS],
-    queryFn: () =>
-      unwrap(api.GET('/console/api/usage/summary', { params: { query: { days: DAYS, tz: timeZone() } } })),
+  const summary = $api.useQuery('get', '/console/api/usage/summary', {
+    params: { query: { days: DAYS, tz: timeZone() } },
   });
-  const running = useQuery({
-    queryKey: ['videos', 'running'],
-    queryFn: async () => {
-      const [processing, pending] = await Promise.all(
-        (['processing', 'pending'] as const).map((status) =>
-          unwrap(api.GET('/console/api/videos', { params: { query: { status, limit: 20 } } })),
-        ),
-      );
-      return [...(processing?.data ?? []), ...(pending?.data ?? [])] as unknown as VideoTask[];
-    },
-    refetchInterval: 5_000,
+  // the tasks still running: the processing ones, then the pending ones
+  const running = useQueries({
+    queries: (['processing', 'pending'] as const).map((status) =>
+      $api.queryOptions(
+        'get',
+        '/console/api/videos',
+        { params: { query: { status, limit: 20 } } },
+        { refetchInterval: 5_000 },
+      ),
+    ),
+    combine: (results) => ({
+      data: results.every((r) => r.data)
+        ? results.flatMap((r): VideoTask[] => r.data?.data ?? [])
+        : undefined,
+      isPending: results.some((r) => r.isPending),
+      error: results.find((r) => r.error)?.error ?? null,
+      refetch: () => Promise.all(results.map((r) => r.refetch())),
+    }),
   });
   const series = useMemo(
     () => (summary.data ? spendSeries(summary.data.data, DAYS, new Date(), t('dashboard.otherModel')) : null),

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Button, Card, Form, Input } from 'antd';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { api, unwrap } from '../api/client';
+import { api, keyOf, unwrap } from '../api/client';
 import { safeNext } from '../auth';
 import { EmailField } from '../components/AccountFields';
 import { ErrorAlert } from '../components/ErrorAlert';
@@ -23,7 +23,7 @@ export function LoginPage() {
       unwrap(api.POST('/console/api/login', { body: v })),
     onSuccess: async () => {
       client.clear();
-      await client.invalidateQueries({ queryKey: ['me'] });
+      await client.invalidateQueries({ queryKey: keyOf('/console/api/me') });
       goAfterSignIn(safeNext(params.get('next')), (to) => navigate(to, { replace: true }));
     },
   });

@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Button, Card, Form, Input, Result, Space, Typography } from 'antd';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { ApiError, api, unwrap } from '../api/client';
+import { ApiError, api, keyOf, unwrap } from '../api/client';
 import type { components } from '../api/schema';
 import { EmailField, NewPasswordField } from '../components/AccountFields';
 import { ErrorAlert } from '../components/ErrorAlert';
@@ -49,7 +49,7 @@ export function SignupPage() {
     onSuccess: async (r) => {
       setDone(r);
       // signed in now (the answer set the session cookie): forget the "nobody" cached before
-      client.removeQueries({ queryKey: ['me'] });
+      client.removeQueries({ queryKey: keyOf('/console/api/me') });
     },
   });
 

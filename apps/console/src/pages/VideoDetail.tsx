@@ -1,5 +1,5 @@
 import { ArrowLeftOutlined } from '@ant-design/icons';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import {
   Alert,
   App,
@@ -15,7 +15,7 @@ import {
 } from 'antd';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { ApiError, api, unwrap } from '../api/client';
+import { $api, ApiError, api, unwrap } from '../api/client';
 import type { components } from '../api/schema';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { ListCard } from '../components/ListCard';
@@ -23,7 +23,7 @@ import { TaskStatusTag } from '../components/TaskStatus';
 import { useT } from '../i18n/i18n';
 import { formatTime } from '../lib/format';
 import { useGo } from '../lib/use-go';
-import { Thumbnail, type VideoTask } from './Videos';
+import { Thumbnail } from './Videos';
 
 type Delivery = components['schemas']['CallbackDelivery'] & {
   next_attempt_at?: number | null;
@@ -54,18 +54,13 @@ export function VideoDetailPage() {
   const { taskId = '' } = useParams();
   const client = useQueryClient();
   const [playError, setPlayError] = useState<string | null>(null);
-  const task = useQuery({
-    queryKey: ['video', taskId],
-    queryFn: async () =>
-      (await unwrap(api.GET('/console/api/videos/{taskId}', { params: { path: { taskId } } }))) as VideoTask,
+  const byTask = { params: { path: { taskId } } };
+  const task = $api.useQuery('get', '/console/api/videos/{taskId}', byTask, {
     // until it ends; an id that names no task of this account is not asked again
     refetchInterval: (q) => (terminal(q.state.data?.status) || isMissing(q.state.error) ? false : 3_000),
   });
-  const callbacks = useQuery({
-    queryKey: ['video', taskId, 'callbacks'],
-    queryFn: async () =>
-      (await unwrap(api.GET('/console/api/videos/{taskId}/callbacks', { params: { path: { taskId } } })))
-        .data as Delivery[],
+  const callbacks = $api.useQuery('get', '/console/api/videos/{taskId}/callbacks', byTask, {
+    select: (r) => r.data,
     refetchInterval: 10_000,
     // a task that could not be read has no deliveries to show
     enabled: task.isSuccess,
@@ -79,7 +74,9 @@ export function VideoDetailPage() {
       ),
     onSuccess: () => {
       void message.success(t('videos.redelivered'));
-      void client.invalidateQueries({ queryKey: ['video', taskId, 'callbacks'] });
+      void client.invalidateQueries({
+        queryKey: $api.queryOptions('get', '/console/api/videos/{taskId}/callbacks', byTask).queryKey,
+      });
     },
     onError: (err) => void message.error(err.message),
   });

@@ -1,5 +1,4 @@
 import { PlaySquareOutlined } from '@ant-design/icons';
-import { useQuery } from '@tanstack/react-query';
 import {
   Button,
   Card,
@@ -13,7 +12,7 @@ import {
 } from 'antd';
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { api, unwrap } from '../api/client';
+import { $api } from '../api/client';
 import type { components } from '../api/schema';
 import { ScreenReaderOnly, useCompactRows } from '../components/CompactRows';
 import { ErrorAlert } from '../components/ErrorAlert';
@@ -64,19 +63,17 @@ export function VideosPage() {
   // keyset paging: the cursors of the pages before this one
   const [cursors, setCursors] = useState<string[]>([]);
   const after = cursors[cursors.length - 1];
-  const videos = useQuery({
-    queryKey: ['videos', status, after],
-    queryFn: () =>
-      unwrap(
-        api.GET('/console/api/videos', {
-          params: {
-            query: { limit: PAGE, ...(status === 'all' ? {} : { status }), ...(after ? { after } : {}) },
-          },
-        }),
-      ),
-    refetchInterval: 10_000,
-  });
-  const rows = (videos.data?.data ?? []) as VideoTask[];
+  const videos = $api.useQuery(
+    'get',
+    '/console/api/videos',
+    {
+      params: {
+        query: { limit: PAGE, ...(status === 'all' ? {} : { status }), ...(after ? { after } : {}) },
+      },
+    },
+    { refetchInterval: 10_000 },
+  );
+  const rows: VideoTask[] = videos.data?.data ?? [];
   // a phone gets two columns (preview, and the task with its status and time), so a task's
   // status shows without scrolling sideways
   const compact = useCompactRows();

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import {
   Alert,
   App,
@@ -14,7 +14,7 @@ import {
   Typography,
 } from 'antd';
 import { useState } from 'react';
-import { api, unwrap } from '../api/client';
+import { $api, api, keyOf, unwrap } from '../api/client';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { WebhookEndpoints } from '../components/WebhookEndpoints';
 import { useT } from '../i18n/i18n';
@@ -25,20 +25,15 @@ export function WebhooksPage() {
   const { message } = App.useApp();
   const client = useQueryClient();
   const [revealed, setRevealed] = useState(false);
-  const secret = useQuery({
-    queryKey: ['webhook-secret'],
-    queryFn: () => unwrap(api.GET('/console/api/webhooks/secret')),
+  const secret = $api.useQuery('get', '/console/api/webhooks/secret', undefined, {
     // the secret stays in memory only while the page shows it
     gcTime: 0,
   });
-  const settings = useQuery({
-    queryKey: ['webhook-settings'],
-    queryFn: () => unwrap(api.GET('/console/api/webhooks/settings')),
-  });
+  const settings = $api.useQuery('get', '/console/api/webhooks/settings');
   const rotate = useMutation({
     mutationFn: () => unwrap(api.POST('/console/api/webhooks/secret/rotate')),
     onSuccess: (data) => {
-      client.setQueryData(['webhook-secret'], data);
+      client.setQueryData(keyOf('/console/api/webhooks/secret'), data);
       setRevealed(true);
       void message.success(t('webhooks.rotated'));
     },
@@ -46,7 +41,7 @@ export function WebhooksPage() {
   const toggle = useMutation({
     mutationFn: (on: boolean) =>
       unwrap(api.POST('/console/api/webhooks/settings', { body: { video_processing: on } })),
-    onSuccess: (data) => client.setQueryData(['webhook-settings'], data),
+    onSuccess: (data) => client.setQueryData(keyOf('/console/api/webhooks/settings'), data),
     onError: (err) => void message.error(err.message),
   });
   const test = useMutation({

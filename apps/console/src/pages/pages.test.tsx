@@ -2,10 +2,10 @@ import { act, fireEvent, screen, waitFor } from '@testing-library/react';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { apiError, fakeApi, renderAt } from '../../test/render';
 import { ForgotPasswordPage } from './ForgotPassword';
-import { KeysPage } from './Keys';
+import { KeysPage } from './keys/Keys';
 import { LoginPage } from './Login';
 import { SignupPage } from './Signup';
-import { TopUpPage } from './TopUp';
+import { TopUpPage } from './topup/TopUp';
 
 beforeEach(() => {
   window.localStorage.clear();

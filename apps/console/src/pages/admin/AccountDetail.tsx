@@ -1,5 +1,5 @@
 import { ArrowLeftOutlined } from '@ant-design/icons';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import {
   App,
   Button,
@@ -16,7 +16,7 @@ import {
   Typography,
 } from 'antd';
 import { Link, useParams, useSearchParams } from 'react-router';
-import { api, unwrap } from '../../api/client';
+import { $api, api, keyOf, unwrap } from '../../api/client';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { useT } from '../../i18n/i18n';
 import { formatTime, formatUsd, formatUsdExact } from '../../lib/format';
@@ -46,15 +46,18 @@ export function AccountDetailPage() {
   const memoReference = transferReference(params.get('reference') ?? '');
   const client = useQueryClient();
   const path = { params: { path: { id: accountId } } };
-  const account = useQuery({
-    queryKey: ['admin', 'account', accountId],
-    queryFn: async () => (await unwrap(api.GET('/admin/api/accounts/{id}', path))) as Account,
-  });
+  const account = $api.useQuery('get', '/admin/api/accounts/{id}', path);
   const done = (text: string) => (data?: unknown) => {
     if (data && typeof data === 'object' && 'email' in data)
-      client.setQueryData(['admin', 'account', accountId], data);
-    else void client.invalidateQueries({ queryKey: ['admin', 'account', accountId] });
-    void client.invalidateQueries({ queryKey: ['admin', 'accounts'] });
+      client.setQueryData(
+        $api.queryOptions('get', '/admin/api/accounts/{id}', path).queryKey,
+        data as Account,
+      );
+    else
+      void client.invalidateQueries({
+        queryKey: $api.queryOptions('get', '/admin/api/accounts/{id}', path).queryKey,
+      });
+    void client.invalidateQueries({ queryKey: keyOf('/admin/api/accounts') });
     void message.success(text);
   };
   const setStatus = useMutation({

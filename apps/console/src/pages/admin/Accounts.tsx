@@ -1,8 +1,8 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { Alert, Input, Space, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { api, unwrap } from '../../api/client';
+import { $api, api, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { ListCard, usePager } from '../../components/ListCard';
@@ -28,10 +28,8 @@ export function AccountsPage() {
     },
   });
   const after = pager.cursor;
-  const accounts = useQuery({
-    queryKey: ['admin', 'accounts', email, after, pager.limit],
-    queryFn: () =>
-      unwrap(api.GET('/admin/api/accounts', { params: { query: { email, after, limit: pager.limit } } })),
+  const accounts = $api.useQuery('get', '/admin/api/accounts', {
+    params: { query: { email, after, limit: pager.limit } },
   });
   const data = accounts.data as (typeof accounts.data & { next_cursor?: string | null }) | undefined;
   return (

@@ -1,7 +1,7 @@
 import { ExportOutlined } from '@ant-design/icons';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { App, Button, Card, Col, Descriptions, Row, Space, Tag, Typography } from 'antd';
-import { api, unwrap } from '../../api/client';
+import { $api, api, keyOf, unwrap } from '../../api/client';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { useT } from '../../i18n/i18n';
 
@@ -17,9 +17,9 @@ export function QueuesPage() {
   const t = useT();
   const { message } = App.useApp();
   const client = useQueryClient();
-  const queues = useQuery({
-    queryKey: ['admin', 'queues'],
-    queryFn: async () => (await unwrap(api.GET('/admin/api/queues'))).data as QueueState[],
+  const queues = $api.useQuery('get', '/admin/api/queues', undefined, {
+    // the counts' names are BullMQ's, not the document's
+    select: (r) => r.data as QueueState[],
     refetchInterval: 5_000,
   });
   const toggle = useMutation({
@@ -29,7 +29,7 @@ export function QueuesPage() {
         : unwrap(api.POST('/admin/api/queues/{name}/resume', { params: { path: { name } } })),
     onSuccess: () => {
       void message.success(t('common.saved'));
-      void client.invalidateQueries({ queryKey: ['admin', 'queues'] });
+      void client.invalidateQueries({ queryKey: keyOf('/admin/api/queues') });
     },
     onError: (err) => void message.error(err.message),
   });

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import {
   App,
   Button,
@@ -14,7 +14,7 @@ import {
 } from 'antd';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { api, unwrap } from '../../api/client';
+import { $api, api, keyOf, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
 import { ScreenReaderOnly, useCompactRows } from '../../components/CompactRows';
 import { ListCard, usePager } from '../../components/ListCard';
@@ -41,27 +41,21 @@ export function AdminTasksPage() {
   const [filters, setFilters] = useState<Filters>({});
   const pager = usePager(50);
   const after = pager.cursor;
-  const tasks = useQuery({
-    queryKey: ['admin', 'tasks', filters, after, pager.limit],
-    queryFn: () =>
-      unwrap(
-        api.GET('/admin/api/tasks', {
-          params: {
-            query: {
-              limit: pager.limit,
-              after,
-              ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined && v !== '')),
-            },
-          },
-        }),
-      ),
+  const tasks = $api.useQuery('get', '/admin/api/tasks', {
+    params: {
+      query: {
+        limit: pager.limit,
+        after,
+        ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined && v !== '')),
+      },
+    },
   });
   const retry = useMutation({
     mutationFn: (taskId: string) =>
       unwrap(api.POST('/admin/api/tasks/{taskId}/retry', { params: { path: { taskId } } })),
     onSuccess: (r) => {
       void message.success(t('admin.retried', { id: (r as { id: string }).id }));
-      void client.invalidateQueries({ queryKey: ['admin', 'tasks'] });
+      void client.invalidateQueries({ queryKey: keyOf('/admin/api/tasks') });
     },
     onError: (err) => void message.error(err.message),
   });

@@ -1,7 +1,7 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { App, Empty, Space, Typography } from 'antd';
 import { Link } from 'react-router';
-import { api, unwrap } from '../../api/client';
+import { $api, api, keyOf, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PagerBar, usePager } from '../../components/ListCard';
@@ -17,10 +17,8 @@ export function AdminWebhookEndpointsPage() {
   const client = useQueryClient();
   const pager = usePager();
   const after = pager.cursor;
-  const list = useQuery({
-    queryKey: ['admin', 'webhook-endpoints', after, pager.limit],
-    queryFn: () =>
-      unwrap(api.GET('/admin/api/webhook-endpoints', { params: { query: { after, limit: pager.limit } } })),
+  const list = $api.useQuery('get', '/admin/api/webhook-endpoints', {
+    params: { query: { after, limit: pager.limit } },
   });
   const enable = useMutation({
     mutationFn: (e: AdminEndpoint) =>
@@ -30,7 +28,7 @@ export function AdminWebhookEndpointsPage() {
         }),
       ),
     onSuccess: (r) => {
-      void client.invalidateQueries({ queryKey: ['admin', 'webhook-endpoints'] });
+      void client.invalidateQueries({ queryKey: keyOf('/admin/api/webhook-endpoints') });
       void message.success(t('endpoints.enabled', { n: (r as { redelivered: number }).redelivered }));
     },
     onError: (err) => void message.error(err.message),

@@ -1,7 +1,6 @@
-import { useQuery } from '@tanstack/react-query';
 import { Segmented, Space, Table, Tag, Typography } from 'antd';
 import { useState } from 'react';
-import { api, unwrap } from '../../api/client';
+import { $api } from '../../api/client';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { useT } from '../../i18n/i18n';
 import { formatUsdExact } from '../../lib/format';
@@ -12,10 +11,7 @@ type Kind = 'all' | 'image' | 'video';
 export function ModelsPage() {
   const t = useT();
   const [kind, setKind] = useState<Kind>('all');
-  const models = useQuery({
-    queryKey: ['models'],
-    queryFn: async () => (await unwrap(api.GET('/console/api/models'))).data,
-  });
+  const models = $api.useQuery('get', '/console/api/models', undefined, { select: (r) => r.data });
   const rows = models.data?.filter((m) => kind === 'all' || m.type === kind) ?? [];
   return (
     <Space orientation="vertical" size="large" style={{ width: '100%' }}>

@@ -1,7 +1,6 @@
-import { useQuery } from '@tanstack/react-query';
 import { Alert, Button, Card, Skeleton, Space, Tag, Typography } from 'antd';
 import { Link } from 'react-router';
-import { api, unwrap } from '../../api/client';
+import { $api } from '../../api/client';
 import { CodeSnippets } from '../../components/CodeSnippets';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { useT } from '../../i18n/i18n';
@@ -19,18 +18,9 @@ const SAMPLE_IMAGE = 'https://example.com/your-image.png';
  */
 export function QuickStartPage() {
   const t = useT();
-  const info = useQuery({
-    queryKey: ['quickstart'],
-    queryFn: () => unwrap(api.GET('/console/api/quickstart')),
-  });
-  const keys = useQuery({
-    queryKey: ['tokens'],
-    queryFn: async () => (await unwrap(api.GET('/console/api/tokens'))).data,
-  });
-  const models = useQuery({
-    queryKey: ['models'],
-    queryFn: async () => (await unwrap(api.GET('/console/api/models'))).data,
-  });
+  const info = $api.useQuery('get', '/console/api/quickstart');
+  const keys = $api.useQuery('get', '/console/api/tokens', undefined, { select: (r) => r.data });
+  const models = $api.useQuery('get', '/console/api/models', undefined, { select: (r) => r.data });
   const cheapestVideo = models.data
     ?.filter((m) => m.type === 'video')
     .sort(

@@ -1,11 +1,10 @@
-import { useQuery } from '@tanstack/react-query';
 import { Button, DatePicker, Form, Input, InputNumber, Select } from 'antd';
 import type { Dayjs } from 'dayjs';
 import dayjs from 'dayjs';
-import { api, unwrap } from '../../api/client';
-import { ErrorAlert } from '../../components/ErrorAlert';
-import { useT } from '../../i18n/i18n';
-import { isIpRule } from '../../lib/ip';
+import { $api } from '../../../api/client';
+import { ErrorAlert, errorText } from '../../../components/ErrorAlert';
+import { useT } from '../../../i18n/i18n';
+import { isIpRule } from '../../../lib/ip';
 
 export interface CreateKeyValues {
   name: string;
@@ -36,10 +35,8 @@ export function CreateKeyForm({
   error: unknown;
 }) {
   const t = useT();
-  const models = useQuery({
-    queryKey: ['models'],
-    queryFn: async () =>
-      (await unwrap(api.GET('/console/api/models'))).data as Array<{ id: string; type: string }>,
+  const models = $api.useQuery('get', '/console/api/models', undefined, {
+    select: (r) => r.data,
     staleTime: 600_000,
   });
   return (
@@ -59,7 +56,7 @@ export function CreateKeyForm({
           allowClear
           loading={models.isPending}
           options={(models.data ?? []).map((m) => ({ value: m.id, label: `${m.id} (${m.type})` }))}
-          notFoundContent={models.error ? String((models.error as Error).message) : undefined}
+          notFoundContent={models.error ? errorText(models.error) : undefined}
         />
       </Form.Item>
       <Form.Item

@@ -1,27 +1,17 @@
 import { PlusOutlined } from '@ant-design/icons';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import {
-  App,
-  Button,
-  Card,
-  Input,
-  Modal,
-  Popconfirm,
-  Space,
-  Table,
-  type TableColumnsType,
-  Tag,
-  Typography,
-} from 'antd';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { App, Button, Card, Modal, Space, Table, type TableColumnsType, Tag, Typography } from 'antd';
 import { useState } from 'react';
-import { api, unwrap } from '../api/client';
-import type { components } from '../api/schema';
-import { useCompactRows } from '../components/CompactRows';
-import { ErrorAlert } from '../components/ErrorAlert';
-import { SecretReveal } from '../components/SecretReveal';
-import { useT } from '../i18n/i18n';
-import { formatDate, formatTime, formatUsd } from '../lib/format';
-import { CreateKeyForm, type CreateKeyValues, toCreateBody } from './keys/CreateKeyForm';
+import { $api, api, keyOf, unwrap } from '../../api/client';
+import type { components } from '../../api/schema';
+import { useCompactRows } from '../../components/CompactRows';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { SecretReveal } from '../../components/SecretReveal';
+import { useT } from '../../i18n/i18n';
+import { formatDate, formatTime, formatUsd } from '../../lib/format';
+import { CreateKeyForm, toCreateBody } from './components/CreateKeyForm';
+import { KeyActions } from './components/KeyActions';
+import { RenameKeyModal } from './components/RenameKeyModal';
 
 export type Token = components['schemas']['Token'];
 
@@ -32,18 +22,10 @@ export function KeysPage() {
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
   const [renaming, setRenaming] = useState<Token | null>(null);
-  const [newName, setNewName] = useState('');
 
-  const tokens = useQuery({
-    queryKey: ['tokens'],
-    queryFn: async () => (await unwrap(api.GET('/console/api/tokens'))).data,
-  });
-  const refresh = () => client.invalidateQueries({ queryKey: ['tokens'] });
-  const create = useMutation({
-    mutationFn: (v: CreateKeyValues) =>
-      unwrap(api.POST('/console/api/tokens', { body: toCreateBody(v) })) as unknown as Promise<
-        Token & { key: string }
-      >,
+  const tokens = $api.useQuery('get', '/console/api/tokens', undefined, { select: (r) => r.data });
+  const refresh = () => client.invalidateQueries({ queryKey: keyOf('/console/api/tokens') });
+  const create = $api.useMutation('post', '/console/api/tokens', {
     onSuccess: (r) => {
       setCreating(false);
       setCreated({ name: r.name, key: r.key });
@@ -89,42 +71,14 @@ export function KeysPage() {
     </>
   );
   const actions = (k: Token) => (
-    <Space wrap size={4}>
-      <Button
-        size="small"
-        onClick={() => {
-          setRenaming(k);
-          setNewName(k.name);
-        }}
-        aria-label={`${t('keys.rename')} ${k.name}`}
-      >
-        {t('keys.rename')}
-      </Button>
-      <Button
-        size="small"
-        onClick={() =>
-          patch.mutate({
-            id: k.id,
-            body: { status: k.status === 'active' ? 'disabled' : 'active' },
-          })
-        }
-        aria-label={`${k.status === 'active' ? t('keys.disable') : t('keys.enable')} ${k.name}`}
-      >
-        {k.status === 'active' ? t('keys.disable') : t('keys.enable')}
-      </Button>
-      <Popconfirm
-        title={t('keys.deleteConfirm', { name: k.name })}
-        description={t('keys.deleteHint')}
-        okText={t('common.delete')}
-        cancelText={t('common.cancel')}
-        okButtonProps={{ danger: true }}
-        onConfirm={() => remove.mutateAsync(k.id)}
-      >
-        <Button size="small" danger aria-label={`${t('common.delete')} ${k.name}`}>
-          {t('common.delete')}
-        </Button>
-      </Popconfirm>
-    </Space>
+    <KeyActions
+      token={k}
+      onRename={() => setRenaming(k)}
+      onToggle={() =>
+        patch.mutate({ id: k.id, body: { status: k.status === 'active' ? 'disabled' : 'active' } })
+      }
+      onDelete={() => remove.mutateAsync(k.id)}
+    />
   );
   const nameCell = (k: Token) => (
     <>
@@ -221,7 +175,11 @@ export function KeysPage() {
         footer={null}
         destroyOnHidden
       >
-        <CreateKeyForm onSubmit={(v) => create.mutate(v)} pending={create.isPending} error={create.error} />
+        <CreateKeyForm
+          onSubmit={(v) => create.mutate({ body: toCreateBody(v) })}
+          pending={create.isPending}
+          error={create.error}
+        />
       </Modal>
       <Modal
         title={t('keys.createdTitle', { name: created?.name ?? '' })}
@@ -234,26 +192,12 @@ export function KeysPage() {
       >
         {created ? <SecretReveal value={created.key} label={t('keys.newKey')} /> : null}
       </Modal>
-      <Modal
-        title={t('keys.rename')}
-        open={renaming !== null}
-        onCancel={() => setRenaming(null)}
-        onOk={() => renaming && patch.mutate({ id: renaming.id, body: { name: newName } })}
-        okButtonProps={{ loading: patch.isPending, disabled: !newName.trim() }}
-        okText={t('common.save')}
-        cancelText={t('common.cancel')}
-      >
-        <label htmlFor="rename-input">{t('keys.name')}</label>
-        <Input
-          id="rename-input"
-          value={newName}
-          maxLength={64}
-          onChange={(e) => setNewName(e.target.value)}
-          onPressEnter={() =>
-            renaming && newName.trim() && patch.mutate({ id: renaming.id, body: { name: newName } })
-          }
-        />
-      </Modal>
+      <RenameKeyModal
+        token={renaming}
+        pending={patch.isPending}
+        onClose={() => setRenaming(null)}
+        onRename={(name) => renaming && patch.mutate({ id: renaming.id, body: { name } })}
+      />
     </Space>
   );
 }
