@@ -41,6 +41,10 @@ export const paySimEnvSchema = z.object({
   PAYSIM_WECHAT_PUBKEY_ID: optional,
   /** which of the two signs answers and notifications (switchable at /_control/wechat/signer) */
   PAYSIM_WECHAT_SIGN_WITH: z.enum(['public_key', 'certificate']).default('public_key'),
+  /** every Nth signed WeChat Pay answer carries a WECHATPAY/SIGNTEST/ probe signature (0 = none) */
+  PAYSIM_WECHAT_SIGNTEST_EVERY: intFromEnv(0, 0),
+  /** requests per second per method and vendor before the vendors' rate-limit answers (0 = no limit) */
+  PAYSIM_RATE_LIMIT_PER_S: intFromEnv(500, 0),
 });
 
 export type PaySimConfig = z.output<typeof paySimEnvSchema>;

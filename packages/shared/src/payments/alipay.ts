@@ -84,6 +84,9 @@ export function parseAlipayTime(value: string | undefined): Date | null {
 
 const PAID = new Set(['TRADE_SUCCESS', 'TRADE_FINISHED']);
 
+/** Alipay's relative validity until `at`: whole minutes, rounded up, 1m at least. */
+const minutesLeft = (at: Date) => `${Math.max(1, Math.ceil((at.getTime() - Date.now()) / 60_000))}m`;
+
 /**
  * Alipay face-to-face payment (当面付) through the official alipay-sdk: `alipay.trade.precreate`
  * returns the QR content, `alipay.trade.query` and `alipay.trade.close` serve the reconciler,
@@ -138,8 +141,10 @@ export function createAlipayProvider(config: AlipayConfig): QrPaymentProvider {
           out_trade_no: order.id,
           total_amount: fenToYuan(order.amountFen),
           subject: order.subject,
-          // relative validity in minutes (1m at least); the QR code is refused after it
-          timeout_express: `${Math.max(1, Math.ceil((order.expiresAt.getTime() - Date.now()) / 60_000))}m`,
+          // timeout_express counts from the scan; before it the code lives qr_code_timeout_express
+          // (2 hours when absent): both end with the order (whole minutes, 1m at least)
+          timeout_express: minutesLeft(order.expiresAt),
+          qr_code_timeout_express: minutesLeft(order.expiresAt),
         },
         { notifyUrl: order.notifyUrl },
       );

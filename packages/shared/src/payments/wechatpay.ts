@@ -58,6 +58,22 @@ export function wechatVerifiers(
   return keys;
 }
 
+/**
+ * The Wechatpay-Serial a request carries: the WeChat Pay public key id when the merchant has the
+ * public key (WeChat Pay then signs its answer with that key, which is how a merchant finishes the
+ * switch from platform certificates), else the serial of the newest platform certificate.
+ */
+export function wechatRequestSerial(
+  config: Pick<WechatPayConfig, 'platformCertificates' | 'publicKey' | 'publicKeyId'>,
+): string | undefined {
+  if (config.publicKey && config.publicKeyId) return config.publicKeyId;
+  const certs = (
+    config.platformCertificates?.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []
+  ).map((pem) => new X509Certificate(pem));
+  certs.sort((a, b) => Date.parse(b.validFrom) - Date.parse(a.validFrom));
+  return certs[0]?.serialNumber.toUpperCase();
+}
+
 /** Verifies `timestamp\nnonce\nbody\n` against Wechatpay-Signature with the key its serial names. */
 export function verifyWechatSignature(
   keys: Map<string, KeyObject>,
@@ -137,6 +153,7 @@ const TRADE_STATES: Record<string, ProviderTradeState['state']> = {
 export function createWechatPayProvider(config: WechatPayConfig): QrPaymentProvider {
   const merchantKey = createPrivateKey(config.merchantPrivateKey);
   const verifiers = wechatVerifiers(config);
+  const requestSerial = wechatRequestSerial(config);
   if (Buffer.byteLength(config.apiV3Key, 'utf8') !== 32)
     throw new Error('WECHATPAY_API_V3_KEY must be 32 bytes');
   const base = config.baseUrl.replace(/\/+$/, '');
@@ -162,6 +179,7 @@ export function createWechatPayProvider(config: WechatPayConfig): QrPaymentProvi
             authorization: authorization(method, path, body),
             accept: 'application/json',
             'user-agent': 'mediagate',
+            ...(requestSerial ? { 'wechatpay-serial': requestSerial } : {}),
             ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
           },
           body: payload === undefined ? undefined : body,

@@ -1,0 +1,100 @@
+import { type KeyObject, randomUUID } from 'node:crypto';
+import type { Logger } from '@mediagate/shared/log';
+import type { PaySimConfig } from './config';
+import type { createNotifier } from './notify';
+import {
+  payableUntil,
+  type rateLimiter,
+  refundedFen,
+  type SimOrder,
+  type SimRefund,
+  tradeExists,
+  type Vendor,
+} from './orders';
+
+/** A WeChat Pay signing key: the platform certificate's or the WeChat Pay public key's private half. */
+export interface WechatSigner {
+  key: KeyObject;
+  /** the certificate serial or the PUB_KEY_ID_... a verifier finds it under */
+  serial: string;
+}
+
+/** What the simulator's routers share: its configuration, keys, orders and notifier. */
+export interface SimContext {
+  config: PaySimConfig;
+  log: Logger;
+  orders: Map<string, SimOrder>;
+  notifier: ReturnType<typeof createNotifier>;
+  limiter: ReturnType<typeof rateLimiter>;
+  stats: {
+    alipay: { requests: number; refused: number; limited: number };
+    wechat: {
+      requests: number;
+      refused: number;
+      limited: number;
+      /** answers signed by each WeChat Pay key */
+      signedWith: { public_key: number; certificate: number };
+    };
+  };
+  alipay: { appId?: string; appPublicKey?: KeyObject; privateKey?: KeyObject };
+  wechat: {
+    mchid?: string;
+    appid?: string;
+    merchantPublicKey?: KeyObject;
+    apiV3Key?: string;
+    signers: { certificate?: WechatSigner & { certificatePem?: string }; public_key?: WechatSigner };
+    /** public_key: requests must name the public key (Wechatpay-Serial); certificate: the certificate signs unless a request names the public key */
+    signWith: 'public_key' | 'certificate';
+  };
+  /** The order's state after whatever time has done to it (expiry closes a trade). */
+  settle(order: SimOrder): SimOrder;
+}
+
+export const orderKey = (vendor: Vendor, outTradeNo: string) => `${vendor}:${outTradeNo}`;
+
+/**
+ * Applies the passage of time to an unpaid order: once it can no longer be paid, a trade that
+ * exists is closed (Alipay notifies TRADE_CLOSED); an unscanned Alipay code just dies.
+ */
+export function settleOrder(ctx: Pick<SimContext, 'notifier'>, order: SimOrder): SimOrder {
+  if (order.status !== 'WAIT' || Date.now() <= payableUntil(order)) return order;
+  if (!tradeExists(order)) return order;
+  order.status = 'CLOSED';
+  order.closedBy = 'timeout';
+  if (order.vendor === 'alipay') ctx.notifier.send(order, 'closed');
+  return order;
+}
+
+/** True for a URL on this machine (a stand-in for the merchant's own https endpoint). */
+export function isLoopbackUrl(url: URL): boolean {
+  return ['127.0.0.1', 'localhost', '[::1]', '::1'].includes(url.hostname);
+}
+
+/**
+ * Records a refund of a paid order (through the API or in the merchant portal) and notifies it:
+ * Alipay as a trade_status_sync (TRADE_CLOSED once fully refunded), WeChat Pay as REFUND.SUCCESS.
+ */
+export function recordRefund(
+  ctx: Pick<SimContext, 'notifier'>,
+  order: SimOrder,
+  no: string,
+  amountFen: number,
+  reason?: string,
+  notifyUrl = '',
+): SimRefund {
+  const r = {
+    no,
+    refundId: order.vendor === 'wechat' ? `50300${randomUUID().replace(/\D/g, '').slice(0, 24)}` : no,
+    amountFen,
+    at: Date.now(),
+    notifyUrl,
+    reason,
+  };
+  order.refunds.push(r);
+  if (order.vendor === 'alipay' && refundedFen(order) >= order.amountFen) {
+    order.status = 'CLOSED';
+    order.closedBy = 'refund';
+  }
+  ctx.notifier.send(order, 'refund', r);
+  return r;
+}
