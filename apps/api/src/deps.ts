@@ -7,8 +7,8 @@ import type { LruCache } from '@mediagate/shared/lru';
 import type { MediaLinkSigner, MediaStorage } from '@mediagate/shared/media';
 import type { Metrics } from '@mediagate/shared/metrics';
 import type { QrPaymentProvider } from '@mediagate/shared/payments';
-import type { PendingEnqueues, RedisClient } from '@mediagate/shared/queue';
-import type { TaskDurations } from '@mediagate/shared/tasks';
+import type { RedisClient } from '@mediagate/shared/queue';
+import type { TaskDurations, TaskLifecycle } from '@mediagate/shared/tasks';
 import type { ChannelPool, DashScopeVideoClient } from '@mediagate/shared/upstream';
 import type { SsrfPolicy } from '@mediagate/shared/webhooks';
 import type { Queue } from 'bullmq';
@@ -26,8 +26,8 @@ export interface ApiDeps {
   database: Database;
   redis: RedisClient;
   videoQueue: Queue;
-  /** enqueues of new tasks that failed while Redis was away, made again as soon as it answers */
-  pendingEnqueues: PendingEnqueues;
+  /** the process's moves of video tasks: creates (with their enqueue), cancels, operators' retries */
+  lifecycle: TaskLifecycle;
   /** producer side of the callbacks queue (redeliveries) */
   callbacksQueue: Queue;
   /** the media-copy queue, shown to operators (bull-board, queue depths) when given */

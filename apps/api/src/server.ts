@@ -32,6 +32,7 @@ import { RateLimits, rateLimitConfig } from './middleware/rate-limit';
 import { createDevPaymentProvider, type PaymentProvider } from './payments/provider';
 import { buildMetricsApp } from './routes/metrics';
 import { TaskEventHub } from './task-events';
+import { createApiLifecycle } from './task-lifecycle';
 import { tracing } from './tracing';
 import { createUpstreams } from './upstreams';
 
@@ -113,7 +114,19 @@ function main(): void {
   let accepting = true;
   // tasks accepted while Redis was away leave as soon as it answers again, not at the next sweep
   const pendingEnqueues = new PendingEnqueues(redis, {
-    onEnqueued: (taskId, waitedMs) => logger.info({ taskId, waitedMs }, 'task enqueued after Redis came back'),
+    onEnqueued: (taskId, waitedMs) =>
+      logger.info({ taskId, waitedMs }, 'task enqueued after Redis came back'),
+  });
+  const lifecycle = createApiLifecycle({
+    database,
+    logger,
+    metrics,
+    videoQueue,
+    callbacksQueue,
+    pendingEnqueues,
+    taskEvents,
+    videoUpstream: { channels: upstreams.channels, client: upstreams.video },
+    enqueueTimeoutMs: config.ENQUEUE_TIMEOUT_MS,
   });
   const deps: ApiDeps = {
     mailer,
@@ -125,7 +138,7 @@ function main(): void {
     redis,
     videoQueue,
     mediaQueue,
-    pendingEnqueues,
+    lifecycle,
     callbacksQueue,
     ssrf,
     catalog,

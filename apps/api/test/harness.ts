@@ -37,6 +37,7 @@ import { bodyBudgetFor } from '../src/middleware/body-admission';
 import { RateLimits, rateLimitConfig } from '../src/middleware/rate-limit';
 import { createDevPaymentProvider } from '../src/payments/provider';
 import { TaskEventHub } from '../src/task-events';
+import { createApiLifecycle } from '../src/task-lifecycle';
 import { createUpstreams } from '../src/upstreams';
 import { strictly } from './contract';
 
@@ -117,17 +118,31 @@ export async function startTestApi(
   const taskEvents = await hubFor();
   const upstreams = createUpstreams(config, { db: database.db, logger, metrics });
   const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, logger });
+  const pendingEnqueues = new PendingEnqueues(redis, { retryMs: 100 });
+  const videoUpstream = { channels: upstreams.channels, client: upstreams.video };
+  const lifecycleOf = (hub: TaskEventHub) =>
+    createApiLifecycle({
+      database,
+      logger,
+      metrics,
+      videoQueue,
+      callbacksQueue,
+      pendingEnqueues,
+      taskEvents: hub,
+      videoUpstream,
+      enqueueTimeoutMs: config.ENQUEUE_TIMEOUT_MS,
+    });
   const deps: ApiDeps = {
     database,
     redis,
     videoQueue,
-    pendingEnqueues: new PendingEnqueues(redis, { retryMs: 100 }),
+    lifecycle: lifecycleOf(taskEvents),
     callbacksQueue,
     mediaQueue,
     ssrf: createSsrfPolicy({ allowCidrs: overrides.ssrfAllowCidrs ?? '', resolve: overrides.resolve }),
     catalog: defaultCatalog(),
     images: upstreams.images,
-    videoUpstream: { channels: upstreams.channels, client: upstreams.video },
+    videoUpstream,
     logger,
     config,
     mailer,
@@ -172,6 +187,7 @@ export async function startTestApi(
       const replicaDeps: ApiDeps = {
         ...deps,
         taskEvents: hub,
+        lifecycle: lifecycleOf(hub),
         taskCache,
         authCache: undefined,
         bodyBudget: bodyBudgetFor(config),
@@ -200,7 +216,7 @@ export async function startTestApi(
       await new Promise((r) => server.close(r));
       server.closeAllConnections();
       await taskEvents.close();
-      deps.pendingEnqueues.close();
+      pendingEnqueues.close();
       const cleanup = Promise.all([
         videoQueue.obliterate({ force: true }).catch(() => {}),
         callbacksQueue.obliterate({ force: true }).catch(() => {}),

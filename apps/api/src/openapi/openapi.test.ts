@@ -1,7 +1,7 @@
 import path from 'node:path';
+import { ensureAdminAccount } from '@mediagate/shared/accounts';
 import { acceptedFields } from '@mediagate/shared/images';
 import type { Router } from 'express';
-import { ensureAdminAccount } from '@mediagate/shared/accounts';
 import { consoleAccount } from '../../test/console';
 import { call, expectError, startTestApi, type TestApi } from '../../test/harness';
 import { contractsOf } from '../route';

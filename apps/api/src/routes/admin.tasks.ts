@@ -2,7 +2,6 @@ import { recordOperatorAction } from '@mediagate/shared/audit';
 import { listOf, toTaskObject, videoTaskObject } from '@mediagate/shared/contracts';
 import { ApiError } from '@mediagate/shared/errors';
 import { TASK_ID_PATTERN } from '@mediagate/shared/ids';
-import { enqueueVideoTask } from '@mediagate/shared/queue';
 import { findTasks } from '@mediagate/shared/tasks';
 import type { Router } from 'express';
 import { z } from 'zod';
@@ -10,7 +9,6 @@ import { auditActor } from '../audit';
 import type { ApiDeps } from '../deps';
 import { requireAdmin, sessionOf } from '../middleware/session';
 import { endpoints, type Route, type RouteContract } from '../route';
-import { taskLifecycle } from '../task-lifecycle';
 
 /** 9999-12-31T23:59:59Z: later seconds are no date (or not one Postgres stores) */
 const LATEST_UNIX_SECONDS = 253_402_300_799;
@@ -74,7 +72,8 @@ export function register(router: Router, deps: ApiDeps): void {
   router.post('/tasks/:taskId/retry', ...requireAdmin(deps), async (req, res) => {
     const taskId = String(req.params.taskId);
     const retry = TASK_ID_PATTERN.test(taskId)
-      ? await taskLifecycle(deps).retry(taskId, {
+      ? await deps.lifecycle.retry(taskId, {
+          requestId: String(req.id),
           deadlineMs: deps.config.VIDEO_DEADLINE_MS,
           operatorId: sessionOf(req).accountId,
           inTransaction: (tx, { original, row }) =>
@@ -91,19 +90,8 @@ export function register(router: Router, deps: ApiDeps): void {
     if (!retry)
       throw new ApiError('not_found', `No failed task with id '${taskId.slice(0, 64)}'.`, 'task_id');
     const { row, created } = retry;
-    if (created) {
-      const enqueued = await deps.pendingEnqueues.run(row.id, () =>
-        enqueueVideoTask(
-          deps.videoQueue,
-          { taskId: row.id, requestId: String(req.id) },
-          { timeoutMs: deps.config.ENQUEUE_TIMEOUT_MS },
-        ),
-      );
-      if (!enqueued) req.log.warn({ taskId: row.id }, 'enqueue failed; made again once Redis answers');
-      req.log.warn({ retryOf: taskId, taskId: row.id }, 'failed task retried by an operator');
-    } else {
-      res.setHeader('idempotent-replayed', 'true');
-    }
+    if (created) req.log.warn({ retryOf: taskId, taskId: row.id }, 'failed task retried by an operator');
+    else res.setHeader('idempotent-replayed', 'true');
     res.status(200).json(toTaskObject(row));
   });
 }

@@ -5,7 +5,6 @@ import type { Router } from 'express';
 import type { ApiDeps } from '../deps';
 import { principalOf, requireApiKey } from '../middleware/auth';
 import { endpoint, type Route } from '../route';
-import { taskLifecycle } from '../task-lifecycle';
 import { videoTaskNotFound } from '../video-tasks';
 
 /**
@@ -18,7 +17,7 @@ export function register(router: Router, deps: ApiDeps): void {
     const taskId = String(req.params.taskId);
     // a canceled task is published, counted and its `video.failed` delivery enqueued at once
     const outcome = TASK_ID_PATTERN.test(taskId)
-      ? await taskLifecycle(deps).cancel(taskId, accountId)
+      ? await deps.lifecycle.cancel(taskId, accountId)
       : { kind: 'not_found' as const };
     if (outcome.kind === 'not_found') {
       throw videoTaskNotFound(taskId, 'task_id');

@@ -3,10 +3,7 @@ import { toTaskObject, videoTaskObject } from '@mediagate/shared/contracts';
 import { ApiError } from '@mediagate/shared/errors';
 import { isHttpUrl } from '@mediagate/shared/http';
 import { newTaskId } from '@mediagate/shared/ids';
-import { enqueueVideoTask } from '@mediagate/shared/queue';
 import {
-  countTaskMove,
-  createVideoTask,
   findIdempotentTask,
   getTaskForAccount,
   type IdempotencyClaim,
@@ -154,7 +151,7 @@ async function replayIdempotent(deps: ApiDeps, accountId: string, claim: Idempot
   }
 }
 
-/** POST /v1/videos: charge, store the task pending, enqueue it, answer with the task object. */
+/** POST /v1/videos: charge, store the task pending, enqueue it (see TaskLifecycle.create), answer with the task object. */
 export function register(router: Router, deps: ApiDeps): void {
   router.post(
     '/videos',
@@ -194,43 +191,30 @@ export function register(router: Router, deps: ApiDeps): void {
           return void res.status(200).json(toTaskObject(earlier));
         }
       }
-      const row = await createVideoTask(deps.database.db, {
-        id: newTaskId(),
-        accountId: principal.accountId,
-        apiKeyId: principal.keyId,
-        model: model.id,
-        prompt: body.prompt,
-        metadata,
-        priceMicroUsd: price,
-        requestId,
-        deadlineAt: new Date(Date.now() + deps.config.VIDEO_DEADLINE_MS),
-        maxActiveTasks: principal.maxActiveVideoTasks ?? deps.config.VIDEO_MAX_ACTIVE_TASKS,
-        idempotency,
-      }).catch(async (err: unknown) => {
-        // a concurrent request with the same key won: answer with its task
-        if (err instanceof IdempotencyMismatchError)
-          throw new ApiError('conflict', err.message, 'Idempotency-Key');
-        if (err instanceof IdempotencyInFlightError && idempotency) {
-          const winner = await replayIdempotent(deps, principal.accountId, idempotency);
-          if (winner) return winner;
-        }
-        throw err;
-      });
-      // Committed first, enqueued second: if Redis is down the task is still accepted, and its
-      // enqueue is made again as soon as Redis answers (the reconciler's sweep, should this
-      // process die first).
-      const enqueued = await deps.pendingEnqueues.run(row.id, () =>
-        enqueueVideoTask(
-          deps.videoQueue,
-          { taskId: row.id, requestId },
-          { timeoutMs: deps.config.ENQUEUE_TIMEOUT_MS },
-        ),
-      );
-      if (!enqueued) req.log.warn({ taskId: row.id }, 'enqueue failed; made again once Redis answers');
-      if (row.requestId === requestId) {
-        // a new task (not the replay of an Idempotency-Key)
-        countTaskMove(deps.metrics, row);
-      }
+      const { row } = await deps.lifecycle
+        .create({
+          id: newTaskId(),
+          accountId: principal.accountId,
+          apiKeyId: principal.keyId,
+          model: model.id,
+          prompt: body.prompt,
+          metadata,
+          priceMicroUsd: price,
+          requestId,
+          deadlineAt: new Date(Date.now() + deps.config.VIDEO_DEADLINE_MS),
+          maxActiveTasks: principal.maxActiveVideoTasks ?? deps.config.VIDEO_MAX_ACTIVE_TASKS,
+          idempotency,
+        })
+        .catch(async (err: unknown) => {
+          // a concurrent request with the same key won: answer with its task
+          if (err instanceof IdempotencyMismatchError)
+            throw new ApiError('conflict', err.message, 'Idempotency-Key');
+          if (err instanceof IdempotencyInFlightError && idempotency) {
+            const winner = await replayIdempotent(deps, principal.accountId, idempotency);
+            if (winner) return { row: winner };
+          }
+          throw err;
+        });
       req.log.info({ taskId: row.id, model: model.id, price }, 'video task created');
       res.status(200).json(toTaskObject(row));
     },

@@ -14,6 +14,7 @@ import { openTestDatabase } from '../testing/services';
 import { enqueueNewDeliveries, enqueueTaskCallbacks } from '../webhooks/enqueue';
 import { listTaskDeliveries } from '../webhooks/outbox';
 import { updateWebhookEvents } from '../webhooks/settings';
+import { IdempotencyInFlightError } from './idempotency';
 import { TaskLifecycle, type TaskLifecycleDeps } from './lifecycle';
 import {
   clearSubmitStarted,
@@ -292,15 +293,92 @@ describe('TaskLifecycle', () => {
     expect((await listTaskDeliveries(database.db, task.id)).map((d) => d.status)).toEqual(['pending']);
   });
 
-  it('counts an operator retry of a failed task like a created one', async () => {
-    const { lifecycle, metrics } = recorded();
+  it('enqueues and counts an operator retry of a failed task like a created one', async () => {
+    const enqueued: string[] = [];
+    const { lifecycle, metrics } = recorded({
+      videoQueue: { enqueue: async (taskId) => enqueued.push(taskId) > 0 },
+    });
     const task = await newTask({ callback: false });
     await failTask(database.db, task.id, { code: 'x', message: 'y' });
     const retried = await lifecycle.retry(task.id, { deadlineMs: 60_000 });
-    expect(retried).toMatchObject({ created: true, row: { status: 'pending' } });
+    expect(retried).toMatchObject({ created: true, enqueued: true, row: { status: 'pending' } });
     expect(await lifecycle.retry(task.id, { deadlineMs: 60_000 })).toMatchObject({ created: false });
+    expect(enqueued).toEqual([retried!.row.id]);
     expect(await transitions(metrics)).toEqual({ pending: 1 });
     await failTask(database.db, retried!.row.id, { code: 'x', message: 'done' });
+  });
+});
+
+describe('TaskLifecycle.create', () => {
+  const input = (idempotencyKey?: string) => ({
+    id: newTaskId(),
+    accountId,
+    apiKeyId: keyId,
+    model: 'wan2.6-i2v-flash-5s-720p',
+    prompt: 'a cat',
+    metadata: { input: { img_url: 'https://example.com/cat.png' } },
+    priceMicroUsd: PRICE,
+    requestId: `req_${newTaskId()}`,
+    deadlineAt: new Date(Date.now() + 60_000),
+    idempotency: idempotencyKey ? { key: idempotencyKey, requestHash: 'h1' } : undefined,
+  });
+
+  it('commits the charged task, then hands its job to the queue, then counts it', async () => {
+    const steps: string[] = [];
+    const { lifecycle, metrics } = recorded({
+      videoQueue: {
+        enqueue: async (taskId, requestId) => {
+          steps.push(`enqueue (task ${(await getTask(database.db, taskId))?.status}, ${requestId})`);
+          return true;
+        },
+      },
+      events: { publish: (row) => steps.push(`publish ${row.status}`) },
+    });
+    const before = (await getAccount(database.db, accountId))!.balanceMicroUsd;
+    const task = input();
+    const created = await lifecycle.create(task);
+    expect(created).toMatchObject({ created: true, enqueued: true, row: { id: task.id, status: 'pending' } });
+    expect(steps).toEqual([`enqueue (task pending, ${task.requestId})`]);
+    expect(await transitions(metrics)).toEqual({ pending: 1 });
+    expect((await getAccount(database.db, accountId))!.balanceMicroUsd).toBe(before - PRICE);
+    await failTask(database.db, task.id, { code: 'x', message: 'done' });
+  });
+
+  it('accepts the task when the queue does not take its job (Redis away), and says so', async () => {
+    const warnings: string[] = [];
+    const logger = createLogger({ service: 'lifecycle-test', level: 'silent' });
+    logger.warn = ((_: unknown, message: string) => warnings.push(message)) as unknown as typeof logger.warn;
+    for (const enqueue of [
+      async () => false,
+      async () => Promise.reject(new Error('redis is unavailable')),
+    ]) {
+      const { lifecycle } = recorded({ logger, videoQueue: { enqueue } });
+      const task = input();
+      const created = await lifecycle.create(task);
+      expect(created).toMatchObject({ created: true, enqueued: false, row: { status: 'pending' } });
+      expect(await getTask(database.db, task.id)).toMatchObject({ status: 'pending' });
+      await failTask(database.db, task.id, { code: 'x', message: 'done' });
+    }
+    expect(warnings).toEqual([
+      'enqueue failed; made again once Redis answers',
+      'enqueue failed; made again once Redis answers',
+    ]);
+  });
+
+  it('makes nothing of a second create with the same Idempotency-Key: no charge, job or count', async () => {
+    const enqueued: string[] = [];
+    const { lifecycle, metrics } = recorded({
+      videoQueue: { enqueue: async (taskId) => enqueued.push(taskId) > 0 },
+    });
+    const key = `idem-${newTaskId()}`;
+    const first = await lifecycle.create(input(key));
+    const balance = (await getAccount(database.db, accountId))!.balanceMicroUsd;
+    // the route answers it with the first task (findIdempotentTask)
+    await expect(lifecycle.create(input(key))).rejects.toThrow(IdempotencyInFlightError);
+    expect(enqueued).toEqual([first.row.id]);
+    expect(await transitions(metrics)).toEqual({ pending: 1 });
+    expect((await getAccount(database.db, accountId))!.balanceMicroUsd).toBe(balance);
+    await failTask(database.db, first.row.id, { code: 'x', message: 'done' });
   });
 });
 

@@ -7,7 +7,15 @@ import { inSpan } from '../tracing/spans';
 import { callbackUrlOf } from '../webhooks/outbox';
 import { retryFailedTask } from './admin';
 import { type CancelOutcome, cancelTask } from './cancel';
-import { failTask, startTask, succeedTask, type TaskTransition, updateProgress } from './tasks';
+import {
+  createVideoTask,
+  failTask,
+  type NewVideoTask,
+  startTask,
+  succeedTask,
+  type TaskTransition,
+  updateProgress,
+} from './tasks';
 
 /** The error a task past its deadline fails with. */
 export const TIMED_OUT = {
@@ -45,6 +53,21 @@ export interface TaskLifecycleDeps {
   };
   /** cancels a task running upstream (the vendor cancels only tasks it has not started) */
   upstream?: { cancel(channel: string, upstreamTaskId: string): Promise<void> };
+  /**
+   * Hands a new task's job to the video queue; false when it could not (Redis away). A task not
+   * handed over is still accepted: the process enqueues it again as soon as Redis answers, and the
+   * reconciler's sweep enqueues whatever a dead process left.
+   */
+  videoQueue?: { enqueue(taskId: string, requestId: string | undefined): Promise<boolean> };
+}
+
+/** A create or an operator's retry: the task, whether this call made it, whether its job is queued. */
+export interface CreatedTask {
+  row: TaskRow;
+  /** false when an earlier request made it (a repeated operator's retry) */
+  created: boolean;
+  /** false when the queue did not take the job now (see TaskLifecycleDeps.videoQueue) */
+  enqueued: boolean;
 }
 
 /** What a success gives back when the vendor reports less than was charged. */
@@ -128,6 +151,20 @@ export class TaskLifecycle {
   constructor(private readonly deps: TaskLifecycleDeps) {}
 
   /**
+   * → pending: charges the price and stores the task (see createVideoTask, whose errors it throws),
+   * then hands its job to the queue, then counts it. A create is not published: nobody follows a
+   * task before its id is answered, and the first answer carries its completion estimate. Committed first, enqueued
+   * second: a task whose enqueue fails is accepted all the same (see TaskLifecycleDeps.videoQueue).
+   * A key already claimed throws IdempotencyInFlightError (the caller answers the earlier task).
+   */
+  async create(task: NewVideoTask): Promise<CreatedTask> {
+    const row = await createVideoTask(this.deps.db, task);
+    const enqueued = await this.enqueueTask(row, task.requestId);
+    countTaskMove(this.deps.metrics, row);
+    return { row, created: true, enqueued };
+  }
+
+  /**
    * pending → processing. With `submitOn`, the same statement marks the task's submit on that
    * channel, and the start's deliveries are handed over without waiting for Redis: the submit must
    * go out as soon as its mark commits, since a crash between the two fails the task as an
@@ -205,16 +242,19 @@ export class TaskLifecycle {
   }
 
   /**
-   * An operator's retry of a failed task: a new pending task, charged (see retryFailedTask),
-   * counted like a created one. The caller enqueues its job.
+   * An operator's retry of a failed task: a new pending task, charged (see retryFailedTask), then
+   * enqueued and counted like a created one. A repeated retry answers the first one.
    */
   async retry(
     taskId: string,
-    opts: Parameters<typeof retryFailedTask>[2],
-  ): Promise<{ row: TaskRow; created: boolean } | null> {
+    opts: Parameters<typeof retryFailedTask>[2] & { requestId?: string },
+  ): Promise<CreatedTask | null> {
     const retried = await retryFailedTask(this.deps.db, taskId, opts);
-    if (retried?.created) countTaskMove(this.deps.metrics, retried.row);
-    return retried;
+    if (!retried) return null;
+    if (!retried.created) return { ...retried, enqueued: true };
+    const enqueued = await this.enqueueTask(retried.row, opts.requestId);
+    countTaskMove(this.deps.metrics, retried.row);
+    return { ...retried, enqueued };
   }
 
   /** Hands the task's pending deliveries to the dispatcher (a task found finished by another process). */
@@ -229,6 +269,17 @@ export class TaskLifecycle {
     await (made ? callbacks.enqueueNew(made.deliveryIds) : callbacks.enqueueForTask(taskId)).catch(
       (err: unknown) => this.warn(err, taskId, 'callback enqueue failed; the reconciler will enqueue it'),
     );
+  }
+
+  /** Hands a new task's job to the queue; a failure is logged (the task is enqueued again later). */
+  private async enqueueTask(row: TaskRow, requestId: string | undefined): Promise<boolean> {
+    if (!this.deps.videoQueue) return false;
+    const enqueued = await this.deps.videoQueue.enqueue(row.id, requestId).catch((err: unknown) => {
+      this.warn(err, row.id, 'enqueue failed; made again once Redis answers');
+      return undefined;
+    });
+    if (enqueued === false) this.warn(undefined, row.id, 'enqueue failed; made again once Redis answers');
+    return enqueued === true;
   }
 
   /** Publishes and counts a move this process made. */
