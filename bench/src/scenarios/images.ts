@@ -3,7 +3,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { startRedisServer, waitFor } from '@mediagate/shared/testing';
+import { freePort, startProcess, startRedisServer, waitFor } from '@mediagate/shared/testing';
 import {
   type CpuSnapshot,
   countsBetween,
@@ -16,6 +16,7 @@ import { type BenchEnv, benchEnv } from '../env';
 import { round } from '../load';
 import { type OpenLoopRequest, type OpenLoopResult, openLoop, quantile } from '../open-loop';
 import type { Row } from '../report';
+import { readStatementCount } from '../statement-counter';
 
 const PROMPT = 'a lighthouse on a cliff at dawn, watercolor';
 const SIM_KEY = 'sk-bench';
@@ -130,28 +131,55 @@ export async function imagesScenario(opts: { quick: boolean }): Promise<Row[]> {
     });
     const apiUrl = `http://127.0.0.1:${api.port}`;
     const env = e;
-    const statements = () => {
-      try {
-        return Number(readFileSync(countFile, 'utf8')) || 0;
-      } catch {
-        return 0;
-      }
+    // BENCH_IMAGE_BEFORE_DIR=<a built checkout>: its API runs beside this one on the same database,
+    // Redis and simulator, and each generation rate is measured through it too, in the same run
+    // (direct, before, this build): the before/after pair of a change
+    const beforeDir = process.env.BENCH_IMAGE_BEFORE_DIR;
+    let beforeUrl: string | undefined;
+    if (beforeDir) {
+      const port = await freePort();
+      const proc = await startProcess({
+        name: 'api-before',
+        entry: path.resolve(beforeDir, 'apps/api/dist/server.js'),
+        env: {
+          ...env.env,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          ARK_BASE_URL: simUrl,
+          DASHSCOPE_BASE_URL: simUrl,
+          BENCH_STATEMENT_COUNT_FILE: `${countFile}-before`,
+          NODE_OPTIONS:
+            `${process.env.NODE_OPTIONS ?? ''} --require ${path.join(__dirname, '..', 'statement-counter.js')}`.trim(),
+        },
+        readyUrl: `http://127.0.0.1:${port}/readyz`,
+        timeoutMs: 30_000,
+      });
+      env.group.procs.push(proc);
+      beforeUrl = `http://127.0.0.1:${port}`;
+    }
+    const statementsOf = (file: string) => {
+      const proc = env.group.procs.find((p) => p.name === (file === countFile ? 'api' : 'api-before'));
+      return readStatementCount(proc?.child.pid ?? 0, file);
     };
     const redisPid =
       ownRedis?.pid ?? Number(/process_id:(\d+)/.exec(await env.redis.info('server'))?.[1] ?? 0);
     const procs = () => env.group.procs.map((p) => ({ name: p.name, pid: p.child.pid ?? 0 }));
-    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     let seq = 0;
-    const measure = async (req: OpenLoopRequest, rate: number, secs: number): Promise<Measured> => {
+    const measure = async (
+      req: OpenLoopRequest,
+      rate: number,
+      secs: number,
+      counter = countFile,
+    ): Promise<Measured> => {
+      const statements = () => statementsOf(counter);
+      const statementsBefore = await statements();
       const before: { cpu: CpuSnapshot; redis: number; commands: Map<string, number>; statements: number } = {
         cpu: await cpuSnapshot(procs(), env.database),
         redis: processCpuMs(redisPid),
         commands: await redisCommandCounts(env.redis),
-        statements: statements(),
+        statements: statementsBefore,
       };
       const run = await openLoop(req, { rate, seconds: secs, requestId: () => `bench-img-${++seq}` });
-      // the counter file is written every 100 ms
-      await sleep(250);
       const cpu = cpuBetween(before.cpu, await cpuSnapshot(procs(), env.database));
       cpu.set('redis', processCpuMs(redisPid) - before.redis);
       const commands = countsBetween(before.commands, await redisCommandCounts(env.redis));
@@ -163,7 +191,7 @@ export async function imagesScenario(opts: { quick: boolean }): Promise<Row[]> {
         cpu,
         redisCommands,
         byCommand: commands,
-        statements: statements() - before.statements,
+        statements: (await statements()) - before.statements,
         load: loadAverage(),
       };
     };
@@ -190,6 +218,10 @@ export async function imagesScenario(opts: { quick: boolean }): Promise<Row[]> {
     // warm both sides: the pools' connections, prepared statements, JIT
     await openLoop(direct, { rate: 50, seconds: 2 });
     await openLoop(gateway, { rate: 50, seconds: 2 });
+    const gatewayBefore: OpenLoopRequest | undefined = beforeUrl
+      ? { ...gateway, url: `${beforeUrl}/v1/images/generations` }
+      : undefined;
+    if (gatewayBefore) await openLoop(gatewayBefore, { rate: 50, seconds: 2 });
 
     const rows: Row[] = [];
     const gatewayIds: string[] = [];
@@ -281,17 +313,39 @@ export async function imagesScenario(opts: { quick: boolean }): Promise<Row[]> {
       return out;
     };
 
+    const beforeAfterRow = (label: string, g: Measured, b: Measured, d: Measured): Row => {
+      const over = (m: Measured, q: number) =>
+        round(quantile(m.run.latencies, q) - quantile(d.run.latencies, q), 2);
+      const apiCpu = (m: Measured, name: string) => round((m.cpu.get(name) ?? 0) / okOf(m), 2);
+      const pg = (m: Measured) =>
+        round(((m.cpu.get('postgres') ?? 0) + (m.cpu.get('postgres-exited') ?? 0)) / okOf(m), 2);
+      return {
+        scenario: 'images',
+        metric: `${label}: overhead p99, this build against the build in BENCH_IMAGE_BEFORE_DIR (same run)`,
+        value: over(g, 0.99),
+        unit: 'ms',
+        baseline: over(b, 0.99),
+        baselineLabel: 'before',
+        note: `p50 ${over(g, 0.5)} vs ${over(b, 0.5)} ms, p95 ${over(g, 0.95)} vs ${over(b, 0.95)} ms; achieved ${round(g.run.ok / g.run.seconds, 1)} vs ${round(b.run.ok / b.run.seconds, 1)}/s; API CPU ${apiCpu(g, 'api')} vs ${apiCpu(b, 'api-before')} ms, Postgres CPU ${pg(g)} vs ${pg(b)} ms per call; ${round(g.statements / okOf(g), 2)} vs ${round(b.statements / okOf(b), 2)} statements, ${round(g.redisCommands / okOf(g), 2)} vs ${round(b.redisCommands / okOf(b), 2)} Redis commands per call; load ${g.load} vs ${b.load}`,
+      };
+    };
+
     for (const rate of rates) {
       const d = await measure(direct, rate, seconds);
+      const b = gatewayBefore
+        ? await measure(gatewayBefore, rate, seconds, `${countFile}-before`)
+        : undefined;
       const g = await measure(gateway, rate, seconds);
-      gatewayIds.push(...g.run.requestIds);
+      gatewayIds.push(...g.run.requestIds, ...(b?.run.requestIds ?? []));
       const target = rate === 100 ? { p50: 2, p99: 10 } : rate === 300 ? { p99: 50 } : undefined;
       rows.push(...overheadRows(`generation, ${rate}/s offered`, g, d, target));
+      if (b) rows.push(beforeAfterRow(`generation, ${rate}/s offered`, g, b, d));
     }
 
-    // the n=4 batch: four upstream calls per request
+    // the n=4 batch: four upstream calls per request (BENCH_IMAGE_EXTRAS=0: the generation rates only)
+    const extras = process.env.BENCH_IMAGE_EXTRAS !== '0';
     const batchRate = opts.quick ? 25 : 50;
-    {
+    if (extras) {
       const directBatch = async (): Promise<Measured> => {
         // four direct calls at once per batch, as the gateway makes them
         const m = await measure(direct, batchRate * 4, seconds);
@@ -307,7 +361,7 @@ export async function imagesScenario(opts: { quick: boolean }): Promise<Row[]> {
 
     // POST /v1/images/edits with a 1 MB upload (qwen-image-edit through DashScope), against the
     // same image sent straight to the vendor as the data URL the gateway sends
-    {
+    if (extras) {
       const png = noisePng(1024 * 1024);
       const form = multipart({ model: 'qwen-image-edit', prompt: PROMPT, response_format: 'url' }, png);
       const edit: OpenLoopRequest = {
@@ -346,6 +400,7 @@ export async function imagesScenario(opts: { quick: boolean }): Promise<Row[]> {
     await e?.close();
     await ownRedis?.stop();
     rmSync(countFile, { force: true });
+    rmSync(`${countFile}-before`, { force: true });
   }
 }
 

@@ -78,6 +78,35 @@ async function breakSettlements(): Promise<() => Promise<void>> {
 }
 
 describe('settlement of an image call', () => {
+  it('concurrent calls, delivered, partly delivered and failed: every call has its usage row, settled, and the balance is the ledger', async () => {
+    const { key, accountId } = await api.account(10);
+    // two single images fail (answered 400, refunded in full), one batch image fails (partial)
+    await sim.control('POST', '/ark-item-failures', { count: 3 });
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => generate(key, i % 4 === 0 ? 2 : 1)),
+    );
+    const requestIds = answers.map((r) => r.headers.get('x-request-id'));
+    const delivered = (
+      await Promise.all(
+        answers.map(async (r) => (r.status === 200 ? ((await r.json()) as { delivered: number }).delivered : 0)),
+      )
+    ).reduce((a, b) => a + b, 0);
+    expect(answers.every((r) => r.status === 200 || r.status === 400)).toBe(true);
+    const { rows } = await api.database.pool.query<{ request_id: string; settled: boolean }>(
+      `select request_id, settled_at is not null as settled from usage_records where account_id = $1`,
+      [accountId],
+    );
+    // every call was charged, so every call has its row, each settled
+    expect(rows.map((r) => r.request_id).sort()).toEqual([...requestIds].sort());
+    expect(rows.every((r) => r.settled)).toBe(true);
+    expect(await balanceOf(api, accountId)).toBe(10_000_000 - delivered * PRICE);
+    const { rows: ledger } = await api.database.pool.query<{ sum: string }>(
+      `select sum(amount_micro_usd)::text as sum from ledger_entries where account_id = $1`,
+      [accountId],
+    );
+    expect(Number(ledger[0]!.sum)).toBe(10_000_000 - delivered * PRICE);
+  });
+
   it('settles a delivered call with its partial refund in the same step, and the sweep leaves it alone', async () => {
     const { key, accountId } = await api.account(1);
     await sim.control('POST', '/ark-item-failures', { count: 1 });

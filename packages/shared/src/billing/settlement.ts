@@ -12,8 +12,8 @@ export interface Settlement {
 }
 
 /**
- * Settles a call charged with `settlesLater` (an image call), in one transaction: marks its usage
- * record settled and refunds `refundMicroUsd` of it (`'all'`: whatever of its cost is not refunded
+ * Settles a call charged with `settlesLater` (an image call), in one transaction (one statement
+ * when nothing is refunded): marks its usage record settled and refunds `refundMicroUsd` of it (`'all'`: whatever of its cost is not refunded
  * yet). The first settlement of a call wins: the mark is a conditional update (`settled_at is null`)
  * that holds the row lock until commit, so a concurrent or later settlement (the call's own after
  * the sweep's, or the reverse) finds the call settled and changes nothing. Idempotent; throws only
@@ -23,17 +23,26 @@ export async function settleImageCall(
   db: Db,
   args: { accountId: string; ref: string; refundMicroUsd: number | 'all'; reason?: string },
 ): Promise<Settlement> {
+  const settled = and(
+    eq(usageRecords.ref, args.ref),
+    eq(usageRecords.accountId, args.accountId),
+    isNull(usageRecords.settledAt),
+  );
+  if (args.refundMicroUsd !== 'all' && args.refundMicroUsd <= 0) {
+    // nothing to give back (every image delivered, the common case): the mark alone, one
+    // statement on its own (no transaction to open and commit)
+    const marked = await db
+      .update(usageRecords)
+      .set({ settledAt: sql`now()` })
+      .where(settled)
+      .returning({ id: usageRecords.id });
+    return { settled: marked.length > 0, refundedMicroUsd: 0 };
+  }
   return db.transaction(async (tx) => {
     const [row] = await tx
       .update(usageRecords)
       .set({ settledAt: sql`now()` })
-      .where(
-        and(
-          eq(usageRecords.ref, args.ref),
-          eq(usageRecords.accountId, args.accountId),
-          isNull(usageRecords.settledAt),
-        ),
-      )
+      .where(settled)
       .returning({ cost: usageRecords.costMicroUsd, refunded: usageRecords.refundedMicroUsd });
     if (!row) return { settled: false, refundedMicroUsd: 0 };
     const open = Math.max(0, row.cost - row.refunded);

@@ -88,18 +88,17 @@ export class ImageService {
     const callId = newImageCallId();
     const unitPrice = job.model.priceMicroUsd;
     const log = caller.log.child({ imageCall: callId, model: job.model.id });
-    await this.deps.db.transaction((tx) =>
-      chargeForCall(tx, {
-        accountId: caller.accountId,
-        keyId: caller.keyId,
-        model: job.model.id,
-        units: job.n,
-        requestId: caller.requestId,
-        amountMicroUsd: unitPrice * job.n,
-        ref: callId,
-        settlesLater: true,
-      }),
-    );
+    // one statement committed on its own: no transaction around it to open and commit
+    await chargeForCall(this.deps.db, {
+      accountId: caller.accountId,
+      keyId: caller.keyId,
+      model: job.model.id,
+      units: job.n,
+      requestId: caller.requestId,
+      amountMicroUsd: unitPrice * job.n,
+      ref: callId,
+      settlesLater: true,
+    });
     let outcome: Outcome;
     try {
       outcome = await this.runWithinDeadline(job, caller);
