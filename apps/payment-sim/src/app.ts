@@ -47,6 +47,10 @@ export function buildPaymentSim(config: PaySimConfig, logger?: Logger): { app: E
         : undefined,
     },
     signWith: config.PAYSIM_WECHAT_SIGN_WITH,
+    certificates:
+      config.PAYSIM_WECHAT_CERT && config.PAYSIM_WECHAT_CERT_SERIAL
+        ? [{ serial: config.PAYSIM_WECHAT_CERT_SERIAL, pem: config.PAYSIM_WECHAT_CERT }]
+        : [],
   };
   const alipay: SimContext['alipay'] = {
     appId: config.PAYSIM_ALIPAY_APP_ID,
@@ -72,7 +76,13 @@ export function buildPaymentSim(config: PaySimConfig, logger?: Logger): { app: E
     limiter: rateLimiter(config.PAYSIM_RATE_LIMIT_PER_S),
     stats: {
       alipay: { requests: 0, refused: 0, limited: 0 },
-      wechat: { requests: 0, refused: 0, limited: 0, signedWith: { public_key: 0, certificate: 0 } },
+      wechat: {
+        requests: 0,
+        refused: 0,
+        limited: 0,
+        signedWith: { public_key: 0, certificate: 0 },
+        certificateDownloads: 0,
+      },
     },
     alipay,
     wechat,

@@ -36,6 +36,8 @@ export const paySimEnvSchema = z.object({
   /** the platform certificate's private key and serial (certificate mode) */
   PAYSIM_WECHAT_CERT_PRIVATE_KEY: optional,
   PAYSIM_WECHAT_CERT_SERIAL: optional,
+  /** the platform certificate itself (PEM), listed encrypted by GET /v3/certificates */
+  PAYSIM_WECHAT_CERT: optional,
   /** the WeChat Pay public key's private half and its PUB_KEY_ID_... (public-key mode) */
   PAYSIM_WECHAT_PUBKEY_PRIVATE_KEY: optional,
   PAYSIM_WECHAT_PUBKEY_ID: optional,

@@ -34,6 +34,7 @@ export interface SimContext {
       limited: number;
       /** answers signed by each WeChat Pay key */
       signedWith: { public_key: number; certificate: number };
+      certificateDownloads: number;
     };
   };
   alipay: { appId?: string; appPublicKey?: KeyObject; privateKey?: KeyObject };
@@ -42,7 +43,10 @@ export interface SimContext {
     appid?: string;
     merchantPublicKey?: KeyObject;
     apiV3Key?: string;
-    signers: { certificate?: WechatSigner & { certificatePem?: string }; public_key?: WechatSigner };
+    /** the platform certificate signing now (the newest) and the WeChat Pay public key */
+    signers: { certificate?: WechatSigner; public_key?: WechatSigner };
+    /** every platform certificate issued, oldest first (GET /v3/certificates lists the valid ones) */
+    certificates: Array<{ serial: string; pem: string }>;
     /** public_key: requests must name the public key (Wechatpay-Serial); certificate: the certificate signs unless a request names the public key */
     signWith: 'public_key' | 'certificate';
   };

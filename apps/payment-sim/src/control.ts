@@ -1,6 +1,8 @@
+import { createPrivateKey } from 'node:crypto';
 import { bearerMatches } from '@mediagate/shared/metrics';
 import express, { type RequestHandler, type Router } from 'express';
 import { orderKey, recordRefund, type SimContext } from './context';
+import { newPlatformCertificate } from './keys';
 import { ageOrder, payableUntil, refundedFen, type SimOrder, type Vendor } from './orders';
 
 function view(order: SimOrder) {
@@ -105,6 +107,18 @@ export function controlApi(ctx: SimContext): Router {
     if (mode !== 'public_key' && mode !== 'certificate') return void res.status(400).json({ error: 'mode' });
     ctx.wechat.signWith = mode;
     res.json({ mode, serial: ctx.wechat.signers[mode]?.serial });
+  });
+  /** WeChat Pay rotates its platform certificate: a new one signs from now on, both are listed */
+  control.post('/wechat/rotate', (_req, res) => {
+    let issued: ReturnType<typeof newPlatformCertificate>;
+    try {
+      issued = newPlatformCertificate();
+    } catch {
+      return void res.status(501).json({ error: 'issuing a certificate needs the openssl CLI' });
+    }
+    ctx.wechat.signers.certificate = { key: createPrivateKey(issued.privateKey), serial: issued.serial };
+    ctx.wechat.certificates.push({ serial: issued.serial, pem: issued.certificate });
+    res.json({ serial: issued.serial, certificates: ctx.wechat.certificates.map((c) => c.serial) });
   });
   control.get('/stats', (_req, res) => {
     res.json(ctx.stats);

@@ -39,6 +39,20 @@ function selfSigned(privateKey: string, serialHex: string): string {
   }
 }
 
+/** A new WeChat Pay platform key and its certificate (a rotation). */
+export function newPlatformCertificate(): { privateKey: string; certificate: string; serial: string } {
+  const platform = rsa();
+  const certificate = selfSigned(
+    platform.privateKey,
+    randomBytes(20).toString('hex').toUpperCase().replace(/^0+/, ''),
+  );
+  return {
+    privateKey: platform.privateKey,
+    certificate,
+    serial: new X509Certificate(certificate).serialNumber.toUpperCase(),
+  };
+}
+
 export interface PaymentKeySet {
   /** the simulator's environment (vendor private keys, merchant public keys) */
   sim: Record<string, string>;
@@ -89,6 +103,7 @@ export function generatePaymentKeys(opts: { withCertificate?: boolean } = {}): P
       PAYSIM_WECHAT_API_V3_KEY: apiV3Key,
       PAYSIM_WECHAT_CERT_PRIVATE_KEY: platform.privateKey,
       PAYSIM_WECHAT_CERT_SERIAL: certSerial,
+      ...(cert ? { PAYSIM_WECHAT_CERT: cert } : {}),
       PAYSIM_WECHAT_PUBKEY_PRIVATE_KEY: pubKey.privateKey,
       PAYSIM_WECHAT_PUBKEY_ID: pubKeyId,
     },

@@ -1,5 +1,10 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { verifyWechatRequest, wechatSignedHeaders, wechatTime } from '@mediagate/shared/payments';
+import { randomBytes, randomUUID, X509Certificate } from 'node:crypto';
+import {
+  verifyWechatRequest,
+  wechatEncryptResource,
+  wechatSignedHeaders,
+  wechatTime,
+} from '@mediagate/shared/payments';
 import express, { type Request, type Response, type Router } from 'express';
 import { isLoopbackUrl, orderKey, recordRefund, type SimContext, type WechatSigner } from './context';
 import { SIGNTEST_PREFIX } from './notify';
@@ -63,7 +68,9 @@ export function wechatApi(ctx: SimContext): Router {
     const { certificate, public_key: publicKey } = wechat.signers;
     if (typeof named === 'string' && named) {
       if (publicKey && named === publicKey.serial) return publicKey;
-      if (certificate && named.toUpperCase() === certificate.serial.toUpperCase()) return certificate;
+      // naming any platform certificate: the one in use signs (after a rotation, the new one)
+      const serials = [certificate?.serial, ...wechat.certificates.map((c) => c.serial)];
+      if (certificate && serials.some((s) => s?.toUpperCase() === named.toUpperCase())) return certificate;
       return {
         error: `Wechatpay-Serial ${named} is neither the WeChat Pay public key id nor a platform certificate serial`,
       };
@@ -330,6 +337,30 @@ export function wechatApi(ctx: SimContext): Router {
     );
     if (!order) return send(res, signer, 404, { code: 'RESOURCE_NOT_EXISTS', message: '退款单不存在' });
     send(res, signer, 200, refundView(order, no));
+  });
+
+  wx.get('/certificates', (req, res) => {
+    const signer = accept(req, res, 'certificates');
+    if (!signer) return;
+    const data = wechat.certificates
+      .map((c) => ({ ...c, x509: new X509Certificate(c.pem) }))
+      .filter((c) => Date.parse(c.x509.validTo) > Date.now())
+      .map((c) => {
+        const enc = wechatEncryptResource(wechat.apiV3Key ?? '', c.pem, 'certificate');
+        return {
+          serial_no: c.serial,
+          effective_time: wechatTime(new Date(c.x509.validFrom)),
+          expire_time: wechatTime(new Date(c.x509.validTo)),
+          encrypt_certificate: {
+            algorithm: enc.algorithm,
+            nonce: enc.nonce,
+            associated_data: enc.associated_data,
+            ciphertext: enc.ciphertext,
+          },
+        };
+      });
+    stats.wechat.certificateDownloads += 1;
+    send(res, signer, 200, { data });
   });
 
   return wx;

@@ -39,6 +39,12 @@ export const paymentsEnvShape = {
   WECHATPAY_PUBLIC_KEY: optional,
   /** the WeChat Pay public key's id, PUB_KEY_ID_... (the Wechatpay-Serial it signs under) */
   WECHATPAY_PUBLIC_KEY_ID: optional,
+  /**
+   * minutes between downloads of the WeChat Pay platform certificates (GET /v3/certificates,
+   * decrypted with the APIv3 key), also done before the newest expires and when a signature names an
+   * unknown serial; 0 = never. Only merchants on platform certificates download them.
+   */
+  WECHATPAY_PLATFORM_CERTS_REFRESH_MIN: intFromEnv(720, 0),
   /** WeChat Pay API v3 base URL; pnpm start points it at the payment simulator */
   WECHATPAY_BASE_URL: z.string().url().default('https://api.mch.weixin.qq.com'),
   /** timeout of one call to a payment provider */
@@ -85,6 +91,7 @@ export function createQrPaymentProviders(config: PaymentsConfig): Map<string, Qr
         publicKey: config.WECHATPAY_PUBLIC_KEY && pemFromEnv(config.WECHATPAY_PUBLIC_KEY),
         publicKeyId: config.WECHATPAY_PUBLIC_KEY_ID,
         baseUrl: config.WECHATPAY_BASE_URL,
+        certificateRefreshMs: config.WECHATPAY_PLATFORM_CERTS_REFRESH_MIN * 60_000,
         timeoutMs: config.PAYMENT_PROVIDER_TIMEOUT_MS,
         toleranceSeconds: config.PAYMENT_SIGNATURE_TOLERANCE_S,
       }),

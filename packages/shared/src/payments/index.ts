@@ -4,3 +4,4 @@ export * from './reconcile';
 export * from './types';
 export * from './vendor';
 export * from './wechatpay';
+export * from './wechatpay-certificates';

@@ -17,6 +17,7 @@ import {
   type ProviderTradeState,
   type QrPaymentProvider,
 } from './types';
+import { createPlatformCertificateStore } from './wechatpay-certificates';
 
 export interface WechatPayConfig {
   mchid: string;
@@ -33,12 +34,23 @@ export interface WechatPayConfig {
   publicKeyId?: string;
   /** https://api.mch.weixin.qq.com in production, the simulator in tests */
   baseUrl: string;
+  /**
+   * download platform certificates (GET /v3/certificates) again after this long, before the newest
+   * expires and on an unknown serial; 0: never (a merchant with the WeChat Pay public key only)
+   */
+  certificateRefreshMs?: number;
   timeoutMs: number;
   /** notifications and answers whose Wechatpay-Timestamp is further from now than this are refused */
   toleranceSeconds: number;
 }
 
 export const WECHATPAY_SCHEMA = 'WECHATPAY2-SHA256-RSA2048';
+
+/** The WeChat Pay provider, which also downloads platform certificates on request. */
+export interface WechatPayProvider extends QrPaymentProvider {
+  /** downloads the platform certificates now; resolves how many valid ones WeChat Pay listed (0 when not downloading) */
+  refreshCertificates(): Promise<number>;
+}
 
 /** The verification keys by Wechatpay-Serial: each platform certificate's serial and the public key id. */
 export function wechatVerifiers(
@@ -150,10 +162,27 @@ const TRADE_STATES: Record<string, ProviderTradeState['state']> = {
  * Wechatpay-Serial names (both accepted, for merchants moving from one to the other); the
  * notification resource is decrypted with AEAD_AES_256_GCM and the APIv3 key.
  */
-export function createWechatPayProvider(config: WechatPayConfig): QrPaymentProvider {
+export function createWechatPayProvider(config: WechatPayConfig): WechatPayProvider {
   const merchantKey = createPrivateKey(config.merchantPrivateKey);
   const verifiers = wechatVerifiers(config);
-  const requestSerial = wechatRequestSerial(config);
+  const configuredSerial = wechatRequestSerial(config);
+  // a merchant on platform certificates downloads them (and their successors); one on the public key only does not
+  const certificates =
+    (config.certificateRefreshMs ?? 0) > 0 && (config.platformCertificates || !config.publicKey)
+      ? createPlatformCertificateStore({
+          apiV3Key: config.apiV3Key,
+          verifiers,
+          download: () => send('GET', '/v3/certificates'),
+          refreshMs: config.certificateRefreshMs ?? 0,
+          toleranceSeconds: config.toleranceSeconds,
+          decrypt: decryptWechatResource,
+          verify: verifyWechatSignature,
+        })
+      : undefined;
+  const requestSerial = (): string | undefined =>
+    config.publicKey && config.publicKeyId
+      ? configuredSerial
+      : (certificates?.newestSerial() ?? configuredSerial);
   if (Buffer.byteLength(config.apiV3Key, 'utf8') !== 32)
     throw new Error('WECHATPAY_API_V3_KEY must be 32 bytes');
   const base = config.baseUrl.replace(/\/+$/, '');
@@ -167,42 +196,58 @@ export function createWechatPayProvider(config: WechatPayConfig): QrPaymentProvi
     return `${WECHATPAY_SCHEMA} mchid="${config.mchid}",nonce_str="${nonce}",signature="${signature}",timestamp="${timestamp}",serial_no="${config.merchantSerialNo}"`;
   }
 
-  async function call(method: 'GET' | 'POST', path: string, payload?: unknown) {
+  /** One signed request; the answer as it came (status, headers, text), not verified. */
+  async function send(
+    method: 'GET' | 'POST',
+    path: string,
+    payload?: unknown,
+  ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
     const body = payload === undefined ? '' : JSON.stringify(payload);
-    let res: Awaited<ReturnType<typeof request>> | undefined;
-    let text = '';
-    for (let attempt = 0; !res; attempt += 1) {
+    const serial = requestSerial();
+    for (let attempt = 0; ; attempt += 1) {
       try {
-        res = await request(base + path, {
+        const res = await request(base + path, {
           method,
           headers: {
             authorization: authorization(method, path, body),
             accept: 'application/json',
             'user-agent': 'mediagate',
-            ...(requestSerial ? { 'wechatpay-serial': requestSerial } : {}),
+            ...(serial ? { 'wechatpay-serial': serial } : {}),
             ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
           },
           body: payload === undefined ? undefined : body,
           headersTimeout: config.timeoutMs,
           bodyTimeout: config.timeoutMs,
         });
-        text = await res.body.text();
+        return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
       } catch (err) {
-        res = undefined;
         if (attempt === 0 && isStaleConnection(err)) continue;
         throw new PaymentProviderError('wechat', `${method} ${path} failed: ${(err as Error).message}`);
       }
     }
+  }
+
+  async function call(method: 'GET' | 'POST', path: string, payload?: unknown) {
+    if (certificates?.due()) {
+      // the first download is awaited when nothing else verifies answers; later ones run beside calls
+      const download = certificates.refresh().catch(() => 0);
+      if (verifiers.size === 0) await download;
+    }
+    const res = await send(method, path, payload);
+    const { text } = res;
     let json: Record<string, unknown> = {};
     if (text) {
       try {
         json = JSON.parse(text) as Record<string, unknown>;
       } catch {
-        throw new PaymentProviderError('wechat', `${method} ${path}: unreadable answer (${res.statusCode})`);
+        throw new PaymentProviderError('wechat', `${method} ${path}: unreadable answer (${res.status})`);
       }
     }
-    if (res.statusCode >= 200 && res.statusCode < 300) {
+    if (res.status >= 200 && res.status < 300) {
       try {
+        const serial = res.headers['wechatpay-serial'];
+        // a serial nobody knows: WeChat Pay rotated its certificate; download the new one
+        await certificates?.learn(Array.isArray(serial) ? serial[0] : serial).catch(() => false);
         verifyWechatSignature(verifiers, res.headers, text, config.toleranceSeconds);
       } catch (err) {
         throw new PaymentProviderError(
@@ -211,7 +256,7 @@ export function createWechatPayProvider(config: WechatPayConfig): QrPaymentProvi
         );
       }
     }
-    return { status: res.statusCode, json };
+    return { status: res.status, json };
   }
 
   const failure = (what: string, r: { status: number; json: Record<string, unknown> }) =>
@@ -266,6 +311,9 @@ export function createWechatPayProvider(config: WechatPayConfig): QrPaymentProvi
 
     verifyNotification(headers, rawBody) {
       const text = rawBody.toString('utf8');
+      const serial = headers['wechatpay-serial'];
+      // an unknown serial is refused now (WeChat Pay sends again) and its certificate downloaded meanwhile
+      certificates?.learn(Array.isArray(serial) ? serial[0] : serial).catch(() => false);
       verifyWechatSignature(verifiers, headers, text, config.toleranceSeconds);
       let resource: { algorithm?: unknown; ciphertext?: unknown; nonce?: unknown; associated_data?: unknown };
       let eventType: unknown;
@@ -324,6 +372,10 @@ export function createWechatPayProvider(config: WechatPayConfig): QrPaymentProvi
 
     acknowledge(): NotificationAnswer {
       return { status: 204 };
+    },
+
+    async refreshCertificates() {
+      return certificates ? certificates.refresh() : 0;
     },
 
     refuse(message, status): NotificationAnswer {
