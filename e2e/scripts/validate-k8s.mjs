@@ -178,12 +178,14 @@ function rules(rel, objects) {
     if (!pdb) out.push(`${id}: no PodDisruptionBudget selects its pods`);
     if (pod.terminationGracePeriodSeconds === undefined) out.push(`${id}: no terminationGracePeriodSeconds`);
     if (d.metadata.name === 'mediagate-api') {
-      // the API serves SHUTDOWN_DELAY_MS after SIGTERM, then drains for SHUTDOWN_GRACE_MS
+      // the API serves SHUTDOWN_DELAY_MS after SIGTERM, drains for SHUTDOWN_GRACE_MS, then has
+      // 10 s to close before it exits on its own (apps/api/src/server.ts): the kubelet's SIGKILL
+      // must come later, or a slow close is killed without a word in the log
       const need =
-        (Number(config.SHUTDOWN_DELAY_MS ?? 5000) + Number(config.SHUTDOWN_GRACE_MS ?? 10000)) / 1000;
-      if (pod.terminationGracePeriodSeconds < need + 5) {
+        (Number(config.SHUTDOWN_DELAY_MS ?? 5000) + Number(config.SHUTDOWN_GRACE_MS ?? 10000)) / 1000 + 10;
+      if (pod.terminationGracePeriodSeconds <= need) {
         out.push(
-          `${id}: terminationGracePeriodSeconds ${pod.terminationGracePeriodSeconds} < ${need} s of delay and grace + 5`,
+          `${id}: terminationGracePeriodSeconds ${pod.terminationGracePeriodSeconds} <= ${need} s of delay, grace and closing: the process's own deadline never comes first`,
         );
       }
       const r = pod.containers[0].readinessProbe;

@@ -52,13 +52,13 @@ maybe('a wrong field type, a missing probe or a short termination period is repo
     };
     edit('keda.yaml', 'minReplicaCount: 1', 'minReplicaCount: one');
     edit('worker-callbacks.yaml', /\n {10}livenessProbe:/, '\n          livenessProbeX:');
-    edit('api.yaml', 'terminationGracePeriodSeconds: 35', 'terminationGracePeriodSeconds: 10');
+    edit('api.yaml', 'terminationGracePeriodSeconds: 40', 'terminationGracePeriodSeconds: 35');
     const { status, report } = validate(dir);
     expect(status).toBe(1);
     const problems = report.problems.join('\n');
     expect(problems).toMatch(/ScaledObject\/mediagate-worker-video: .*minReplicaCount must be integer/);
     expect(problems).toMatch(/Deployment\/mediagate-worker-callbacks: container worker has no livenessProbe/);
-    expect(problems).toMatch(/Deployment\/mediagate-api: terminationGracePeriodSeconds 10/);
+    expect(problems).toMatch(/Deployment\/mediagate-api: terminationGracePeriodSeconds 35 <= 35 s/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -36,6 +36,9 @@ import { createApiLifecycle } from './task-lifecycle';
 import { tracing } from './tracing';
 import { createUpstreams } from './upstreams';
 
+/** after the drain, the time to close the queues, pools and exporters before the process exits anyway */
+const SHUTDOWN_CLOSE_MS = 10_000;
+
 /** Process entry of the API: wires dependencies, listens, drains on SIGTERM. */
 function main(): void {
   const config = loadApiConfig();
@@ -210,7 +213,9 @@ function main(): void {
       await database.close();
       await tracing.shutdown();
     },
-    config.SHUTDOWN_DELAY_MS + config.SHUTDOWN_GRACE_MS + 15_000,
+    // the delay, the drain, and 10 s to close queues and pools: the manifests give the pod more
+    // (terminationGracePeriodSeconds, checked by validate-k8s), so this deadline, not a SIGKILL, ends a stuck close
+    config.SHUTDOWN_DELAY_MS + config.SHUTDOWN_GRACE_MS + SHUTDOWN_CLOSE_MS,
   );
 }
 
