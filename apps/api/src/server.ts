@@ -3,8 +3,8 @@ import './tracing';
 import type { Server } from 'node:http';
 import { apiKeyStanding, ensureAdminAccount, type Principal } from '@mediagate/shared/accounts';
 import { loadCatalog } from '@mediagate/shared/catalog';
-import { createDatabase } from '@mediagate/shared/db';
-import { createLogger } from '@mediagate/shared/log';
+import { createDatabase, type Database } from '@mediagate/shared/db';
+import { createLogger, type Logger } from '@mediagate/shared/log';
 import { LruCache } from '@mediagate/shared/lru';
 import { createMediaLinkSigner, createMediaStorage } from '@mediagate/shared/media';
 import { createMetrics } from '@mediagate/shared/metrics';
@@ -16,11 +16,12 @@ import {
   createRedis,
   createVideoQueue,
   PendingEnqueues,
+  type RedisClient,
 } from '@mediagate/shared/queue';
 import { TaskDurations } from '@mediagate/shared/tasks';
 import { createSsrfPolicy } from '@mediagate/shared/webhooks';
 import { buildApp } from './app';
-import { loadApiConfig } from './config';
+import { type ApiConfig, loadApiConfig } from './config';
 import type { ApiDeps } from './deps';
 import { createApiServer } from './http-server';
 import { ipAllowed } from './ip-rules';
@@ -38,6 +39,69 @@ import { createUpstreams } from './upstreams';
 
 /** after the drain, the time to close the queues, pools and exporters before the process exits anyway */
 const SHUTDOWN_CLOSE_MS = 10_000;
+
+/**
+ * This replica's caches and its task-event hub: principals of recently seen keys (kept in step
+ * with revocations announced on Redis), answers of finished tasks, and the hub relaying task moves
+ * to event streams and the cache of unfinished tasks.
+ */
+function startReplicaCaches(
+  config: ApiConfig,
+  { database, redis, logger }: { database: Database; redis: RedisClient; logger: Logger },
+) {
+  const authCache =
+    config.AUTH_CACHE_TTL_MS > 0
+      ? new LruCache<string, Principal>(10_000, config.AUTH_CACHE_TTL_MS)
+      : undefined;
+  const stopKeyListener = authCache
+    ? listenForKeyChanges({
+        subscriber: createRedis(config.REDIS_URL, 'producer', {
+          cluster: config.REDIS_CLUSTER,
+          subscriber: true,
+        }),
+        queuePrefix: config.QUEUE_PREFIX,
+        cache: authCache,
+        logger,
+      })
+    : undefined;
+  const taskCache =
+    config.TASK_CACHE_ENTRIES > 0
+      ? new LruCache<string, { accountId: string; json: string; until?: number }>(config.TASK_CACHE_ENTRIES)
+      : undefined;
+  const taskEvents = new TaskEventHub(
+    createRedis(config.REDIS_URL, 'worker', { cluster: config.REDIS_CLUSTER, subscriber: true }),
+    redis,
+    config.QUEUE_PREFIX,
+    {
+      runningCacheMs: config.TASK_RUNNING_CACHE_MS,
+      runningCacheEntries: Math.max(config.TASK_CACHE_ENTRIES, 1),
+      maxStreamsPerKey: config.SSE_MAX_STREAMS_PER_KEY,
+      maxStreamsPerAccount: config.SSE_MAX_STREAMS_PER_ACCOUNT,
+      maxStreams: config.SSE_MAX_STREAMS,
+      keyStanding: (keyId) => apiKeyStanding(database.db, keyId),
+      ipAllowed,
+    },
+    logger,
+    taskCache,
+  );
+  taskEvents.start().catch((err: unknown) => logger.error({ err }, 'could not subscribe to task events'));
+  return { authCache, stopKeyListener, taskCache, taskEvents };
+}
+
+/** /metrics on a listener of its own when METRICS_PORT is set (else on the API port with METRICS_TOKEN). */
+function listenForMetrics(deps: ApiDeps, config: ApiConfig): Server | undefined {
+  if (config.METRICS_PORT === undefined) return undefined;
+  const server = createApiServer(buildMetricsApp({ ...deps }), config);
+  server.listen(config.METRICS_PORT, config.METRICS_HOST, () => {
+    const addr = server.address();
+    deps.logger.info(
+      { host: config.METRICS_HOST, port: typeof addr === 'object' && addr ? addr.port : config.METRICS_PORT },
+      'metrics listening',
+    );
+  });
+  server.on('error', (err) => exitOnStartupError(deps.logger, err));
+  return server;
+}
 
 /** Process entry of the API: wires dependencies, listens, drains on SIGTERM. */
 function main(): void {
@@ -78,42 +142,11 @@ function main(): void {
       (err: unknown) => logger.error({ err }, 'could not set up the admin account'),
     );
   }
-  const authCache =
-    config.AUTH_CACHE_TTL_MS > 0
-      ? new LruCache<string, Principal>(10_000, config.AUTH_CACHE_TTL_MS)
-      : undefined;
-  const stopKeyListener = authCache
-    ? listenForKeyChanges({
-        subscriber: createRedis(config.REDIS_URL, 'producer', {
-          cluster: config.REDIS_CLUSTER,
-          subscriber: true,
-        }),
-        queuePrefix: config.QUEUE_PREFIX,
-        cache: authCache,
-        logger,
-      })
-    : undefined;
-  const taskCache =
-    config.TASK_CACHE_ENTRIES > 0
-      ? new LruCache<string, { accountId: string; json: string; until?: number }>(config.TASK_CACHE_ENTRIES)
-      : undefined;
-  const taskEvents = new TaskEventHub(
-    createRedis(config.REDIS_URL, 'worker', { cluster: config.REDIS_CLUSTER, subscriber: true }),
+  const { authCache, stopKeyListener, taskCache, taskEvents } = startReplicaCaches(config, {
+    database,
     redis,
-    config.QUEUE_PREFIX,
-    {
-      runningCacheMs: config.TASK_RUNNING_CACHE_MS,
-      runningCacheEntries: Math.max(config.TASK_CACHE_ENTRIES, 1),
-      maxStreamsPerKey: config.SSE_MAX_STREAMS_PER_KEY,
-      maxStreamsPerAccount: config.SSE_MAX_STREAMS_PER_ACCOUNT,
-      maxStreams: config.SSE_MAX_STREAMS,
-      keyStanding: (keyId) => apiKeyStanding(database.db, keyId),
-      ipAllowed,
-    },
     logger,
-    taskCache,
-  );
-  taskEvents.start().catch((err: unknown) => logger.error({ err }, 'could not subscribe to task events'));
+  });
   let accepting = true;
   // tasks accepted while Redis was away leave as soon as it answers again, not at the next sweep
   const pendingEnqueues = new PendingEnqueues(redis, {
@@ -165,21 +198,8 @@ function main(): void {
     logger.info({ port: typeof addr === 'object' && addr ? addr.port : config.PORT }, 'api listening');
   });
   server.on('error', (err) => exitOnStartupError(logger, err));
-  let metricsServer: Server | undefined;
-  if (config.METRICS_PORT !== undefined) {
-    metricsServer = createApiServer(buildMetricsApp({ ...deps }), config);
-    metricsServer.listen(config.METRICS_PORT, config.METRICS_HOST, () => {
-      const addr = metricsServer?.address();
-      logger.info(
-        {
-          host: config.METRICS_HOST,
-          port: typeof addr === 'object' && addr ? addr.port : config.METRICS_PORT,
-        },
-        'metrics listening',
-      );
-    });
-    metricsServer.on('error', (err) => exitOnStartupError(logger, err));
-  } else if (!config.METRICS_TOKEN) {
+  const metricsServer = listenForMetrics(deps, config);
+  if (!metricsServer && !config.METRICS_TOKEN) {
     logger.info('/metrics is off: set METRICS_TOKEN, or METRICS_PORT for a listener of its own');
   }
 
