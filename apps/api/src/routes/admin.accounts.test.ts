@@ -232,7 +232,7 @@ describe('admin API', () => {
     });
     const ledger = await (await consoleCall(api, 'GET', '/console/api/ledger', a.session)).text();
     expect(ledger).toContain('goodwill');
-    expect(ledger).toContain('top-up via bank_transfer');
+    expect(ledger).toContain('top-up of 10.00 USD via bank_transfer');
     expect(ledger).not.toMatch(/ops@example\.test|internal|invoice/);
     const { rows } = await api.database.pool.query(`select note from payments where reference = 'BT-note'`);
     expect(rows[0].note).toMatch(/^internal/);

@@ -1,5 +1,5 @@
 import { ensureAdminAccount, getAccount } from '@mediagate/shared/accounts';
-import { findLedgerMismatches } from '@mediagate/shared/billing';
+import { bankTransferReference, findLedgerMismatches } from '@mediagate/shared/billing';
 import { consoleAccount, consoleCall } from '../../test/console';
 import { expectContract } from '../../test/contract';
 import { call, expectError, startTestApi, type TestApi } from '../../test/harness';
@@ -75,6 +75,23 @@ describe('bank transfers by reference', () => {
       'not_found',
     );
     expect(await balance(user.accountId)).toBe(0);
+  });
+
+  it('finds an account whose owner never opened the top-up page: the reference is stored with the account, as the code computes it', async () => {
+    const user = await consoleAccount(api, 0);
+    const ref = bankTransferReference(user.accountId);
+    const found = await consoleCall(api, 'GET', `/admin/api/transfer-references/${ref}`, admin);
+    expect(await expectContract(found, adminTransfers.contract, 200)).toMatchObject({
+      reference: ref,
+      account: { id: user.accountId },
+    });
+    // the database's function and the code agree on any account id
+    const ids = Array.from({ length: 200 }, (_, i) => `acct_${i}_${Math.random().toString(36).slice(2)}`);
+    const { rows } = await api.database.pool.query(
+      'select id, bank_transfer_reference(id) as reference from unnest($1::text[]) as id',
+      [ids],
+    );
+    expect(rows).toEqual(ids.map((id) => ({ id, reference: bankTransferReference(id) })));
   });
 
   it('is for operators only', async () => {

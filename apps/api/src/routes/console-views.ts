@@ -93,7 +93,7 @@ export const pageQuery = z.object({
     .optional(),
 });
 
-export { usdAmount } from '../usd';
+export { usdAmount } from '@mediagate/shared/contracts';
 
 export const emailField = z
   .string()

@@ -234,6 +234,17 @@ describe('GET /console/api/topups/options', () => {
     expect(theirs.bank_transfer.reference).not.toBe(body.bank_transfer.reference);
   });
 
+  it('writes nothing (the reference is stored with the account)', async () => {
+    const { session, accountId } = await consoleAccount(api, 0);
+    const stored = `select reference from bank_transfer_references where account_id = $1`;
+    const { rows } = await api.database.pool.query(stored, [accountId]);
+    expect(rows).toHaveLength(1);
+    await api.database.pool.query(`delete from bank_transfer_references where account_id = $1`, [accountId]);
+    const res = await consoleCall(api, 'GET', '/console/api/topups/options', session);
+    expect(((await res.json()) as any).bank_transfer.reference).toBe(rows[0].reference);
+    expect((await api.database.pool.query(stored, [accountId])).rows).toHaveLength(0);
+  });
+
   it('needs a session', async () => {
     await expectError(await call(api, 'GET', '/console/api/topups/options'), 401, 'invalid_session');
   });
@@ -415,6 +426,38 @@ describe.each(['alipay', 'wechat'] as const)('%s through the payment simulator',
     await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id });
     await waitFor(async () => (await status(session, t.id)) === 'credited', { what: 'credited' });
     expect(await balance(accountId)).toBe(110_000_000);
+    // the texts every top-up path writes (bank transfers and the dev provider alike)
+    const { rows } = await api.database.pool.query(
+      `select kind, reason from ledger_entries where account_id = $1 order by id`,
+      [accountId],
+    );
+    expect(rows).toEqual([
+      { kind: 'topup', reason: `top-up of 500.00 CNY via ${provider}` },
+      { kind: 'bonus', reason: `bonus on a top-up of 500.00 CNY via ${provider}` },
+    ]);
+  });
+
+  it('holds a payment of another amount for an operator, the same way from its notification and from a query', async () => {
+    const { session, accountId } = await consoleAccount(api, 0);
+    // the provider takes 35.00 CNY for orders we hold at 36.00 CNY
+    const viaNotification = await createTopUp(session, provider, 35);
+    const viaQuery = await createTopUp(session, provider, 35);
+    await api.database.pool.query(`update topup_orders set amount_fen = 3600 where id = any($1)`, [
+      [viaNotification.id, viaQuery.id],
+    ]);
+    await simControl('POST', '/pay', { vendor: provider, out_trade_no: viaQuery.id, notify: false });
+    await simControl('POST', '/pay', { vendor: provider, out_trade_no: viaNotification.id, notify: false });
+    // the notification is verified: it is accepted (sending it again cannot change the amount)
+    await expectAccepted(provider, await notify(provider, build(viaNotification)));
+    const result = await reconcileTopUpOrders(api.database.db, api.deps.qrProviders!, { afterMs: 0 });
+    expect(result.credited).toBe(0);
+    expect(await status(session, viaNotification.id)).toBe('paid');
+    expect(await status(session, viaQuery.id)).toBe('paid');
+    // nothing credited, and neither is queried again nor credited by a late notification
+    await expectAccepted(provider, await notify(provider, build(viaQuery)));
+    await reconcileTopUpOrders(api.database.db, api.deps.qrProviders!, { afterMs: 0 });
+    expect(await status(session, viaQuery.id)).toBe('paid');
+    expect(await balance(accountId)).toBe(0);
   });
 
   it('credits once whatever arrives twice or at the same time', async () => {
@@ -435,7 +478,7 @@ describe.each(['alipay', 'wechat'] as const)('%s through the payment simulator',
     expect(await status(session, t.id)).toBe('credited');
   });
 
-  it('refuses a bad signature, another merchant, another amount, an unknown order and a stale notification, crediting nothing', async () => {
+  it('refuses a bad signature, another merchant, an unknown order and a stale notification, crediting nothing', async () => {
     const { session, accountId } = await consoleAccount(api, 0);
     const t = await createTopUp(session, provider, 35);
     await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id, notify: false });
@@ -444,14 +487,12 @@ describe.each(['alipay', 'wechat'] as const)('%s through the payment simulator',
         ? [
             build(t, { privateKey: otherKey() }),
             build(t, { fields: { app_id: '2021000000000000' } }),
-            build(t, { fields: { total_amount: '3500.00' } }),
             build(t, { fields: { out_trade_no: 'top_01KAAAAAAAAAAAAAAAAAAAAAAA' } }),
             build(t, { at: new Date(Date.now() - 3_600_000) }),
           ]
         : [
             build(t, { privateKey: otherKey() }),
             build(t, { tx: { mchid: '1900000000' } }),
-            build(t, { tx: { amount: { total: 350_000, currency: 'CNY' } } }),
             build(t, { tx: { out_trade_no: 'top_01KAAAAAAAAAAAAAAAAAAAAAAA' } }),
             build(t, { at: Math.floor(Date.now() / 1000) - 3600 }),
             // the serial of no key we trust, and a resource encrypted with another APIv3 key

@@ -1,19 +1,19 @@
 import {
-  closeTopUpOrder,
-  ensureBankTransferReference,
+  bankTransferReference,
   getTopUpOrder,
-  insertTopUpOrder,
   listTopUpOrders,
-  openTopUpOrders,
-  quoteCnyTopUp,
-  setTopUpQrCode,
   TopUpTooSmallError,
 } from '@mediagate/shared/billing';
 import { consoleObject } from '@mediagate/shared/contracts';
 import type { TopUpOrderRow } from '@mediagate/shared/db';
 import { ApiError } from '@mediagate/shared/errors';
-import { newTopUpOrderId } from '@mediagate/shared/ids';
-import { QR_PROVIDERS, syncTopUpOrder } from '@mediagate/shared/payments';
+import {
+  createTopUpOrder,
+  QR_PROVIDERS,
+  syncTopUpOrder,
+  TooManyOpenTopUpsError,
+  TopUpOrderRefusedError,
+} from '@mediagate/shared/payments';
 import { withTimeout } from '@mediagate/shared/timeout';
 import type { Router } from 'express';
 import { z } from 'zod';
@@ -129,7 +129,8 @@ export function register(router: Router, deps: ApiDeps): void {
   };
 
   router.get('/topups/options', session, async (req, res) => {
-    const reference = await ensureBankTransferReference(db, sessionOf(req).accountId);
+    // read-only: the reference is derived from the account id (stored with the account)
+    const reference = bankTransferReference(sessionOf(req).accountId);
     res.status(200).json({
       object: 'topup_options',
       providers: QR_PROVIDERS.filter((p) => providers.has(p)),
@@ -157,9 +158,19 @@ export function register(router: Router, deps: ApiDeps): void {
       );
     }
     const amountFen = Math.round(b.amount_cny * 100);
-    let quote: ReturnType<typeof quoteCnyTopUp>;
+    const notifyBase = deps.config.PAYMENT_NOTIFY_BASE_URL;
+    if (!notifyBase) throw new ApiError('service_unavailable', 'Top-ups are not configured (notify URL).');
+    let order: TopUpOrderRow;
     try {
-      quote = quoteCnyTopUp(amountFen, rules);
+      order = await createTopUpOrder(db, provider, {
+        accountId: sessionOf(req).accountId,
+        amountFen,
+        rules,
+        ttlSeconds,
+        maxOpen,
+        notifyBaseUrl: notifyBase,
+        metrics: deps.metrics,
+      });
     } catch (err) {
       if (err instanceof TopUpTooSmallError) {
         throw new ApiError(
@@ -168,54 +179,22 @@ export function register(router: Router, deps: ApiDeps): void {
           'amount_cny',
         );
       }
+      if (err instanceof TooManyOpenTopUpsError) {
+        throw new ApiError('rate_limit_exceeded', err.message, undefined, {
+          'retry-after': String(err.retryAfterS),
+        });
+      }
+      if (err instanceof TopUpOrderRefusedError) {
+        req.log.warn(
+          { err: err.cause, orderId: err.orderId, provider: b.provider },
+          'payment provider refused the order',
+        );
+        throw new ApiError('service_unavailable', err.message);
+      }
       throw err;
     }
-    const notifyBase = deps.config.PAYMENT_NOTIFY_BASE_URL;
-    if (!notifyBase) throw new ApiError('service_unavailable', 'Top-ups are not configured (notify URL).');
-    const accountId = sessionOf(req).accountId;
-    const open = await openTopUpOrders(db, accountId);
-    if (open.count >= maxOpen) {
-      const wait = Math.max(
-        1,
-        Math.ceil(((open.firstExpiresAt?.getTime() ?? Date.now()) - Date.now()) / 1000),
-      );
-      throw new ApiError(
-        'rate_limit_exceeded',
-        `You have ${open.count} unpaid top-ups; pay one or wait until one expires.`,
-        undefined,
-        { 'retry-after': String(wait) },
-      );
-    }
-    const order = await insertTopUpOrder(db, {
-      id: newTopUpOrderId(),
-      accountId,
-      provider: b.provider,
-      amountFen,
-      ...quote,
-      expiresAt: new Date(Date.now() + ttlSeconds * 1000),
-    });
-    let qrCode: string;
-    try {
-      ({ qrCode } = await provider.createQr({
-        id: order.id,
-        amountFen,
-        subject: `mediagate top-up ${(amountFen / 100).toFixed(2)} CNY`,
-        expiresAt: order.expiresAt,
-        notifyUrl: `${notifyBase}/payments/${b.provider}/notify`,
-      }));
-    } catch (err) {
-      req.log.warn({ err, orderId: order.id, provider: b.provider }, 'payment provider refused the order');
-      await closeTopUpOrder(db, order.id, 'closed');
-      deps.metrics?.topUpOrders.inc({ provider: b.provider, outcome: 'closed' });
-      throw new ApiError(
-        'service_unavailable',
-        `The payment provider '${b.provider}' is unavailable; try again.`,
-      );
-    }
-    const saved = (await setTopUpQrCode(db, order.id, qrCode)) ?? order;
     req.log.info({ orderId: order.id, provider: b.provider, amountFen }, 'top-up order created');
-    deps.metrics?.topUpOrders.inc({ provider: b.provider, outcome: 'created' });
-    res.status(201).json(topUpObject(saved));
+    res.status(201).json(topUpObject(order));
   });
 
   router.get('/topups/:id', session, async (req, res) => {

@@ -1,8 +1,8 @@
 import { getAccount } from '@mediagate/shared/accounts';
 import { findLedgerMismatches } from '@mediagate/shared/billing';
+import { DEV_SIGNATURE_HEADER, signDevPayment } from '@mediagate/shared/payments';
 import { expectContract } from '../../test/contract';
 import { call, expectError, startTestApi, type TestApi } from '../../test/harness';
-import { DEV_SIGNATURE_HEADER, signDevPayment } from '../payments/provider';
 import * as paymentsNotify from './payments.notify';
 
 const SECRET = 'whsec-test-payments';
@@ -48,12 +48,13 @@ describe('QR-code payment notifications (dev HMAC provider)', () => {
     await notify({ reference: 'QR-2', account_id: accountId, amount_usd: 50 });
     expect(await balance(accountId)).toBe(55_000_000);
     const { rows } = await api.database.pool.query(
-      `select kind, amount_micro_usd::int as amount from ledger_entries where account_id = $1 order by id`,
+      `select kind, amount_micro_usd::int as amount, reason from ledger_entries where account_id = $1 order by id`,
       [accountId],
     );
+    // the texts every top-up path writes (QR orders and bank transfers alike)
     expect(rows).toEqual([
-      { kind: 'topup', amount: 50_000_000 },
-      { kind: 'bonus', amount: 5_000_000 },
+      { kind: 'topup', amount: 50_000_000, reason: 'top-up of 50.00 USD via dev' },
+      { kind: 'bonus', amount: 5_000_000, reason: 'bonus on a top-up of 50.00 USD via dev' },
     ]);
   });
 

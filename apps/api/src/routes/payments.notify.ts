@@ -1,11 +1,11 @@
 import { recordTopUp, TopUpTooSmallError, UnknownAccountError } from '@mediagate/shared/billing';
 import { consoleObject } from '@mediagate/shared/contracts';
 import { ApiError } from '@mediagate/shared/errors';
+import { PaymentVerificationError } from '@mediagate/shared/payments';
 import express, { type Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { assertWellFormedStrings } from '../middleware/well-formed';
-import { PaymentNotificationError } from '../payments/provider';
 import { topUpPolicy } from '../policies';
 import { endpoint, type Route } from '../route';
 import { usd } from './console-views';
@@ -23,12 +23,12 @@ export function register(router: Router, deps: ApiDeps): void {
     const provider = providers.get(String(req.params.provider));
     if (!provider) throw new ApiError('not_found', `No payment provider '${String(req.params.provider)}'.`);
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    let payment: ReturnType<typeof provider.verify>;
+    let payment: ReturnType<typeof provider.verifyNotification>;
     try {
-      payment = provider.verify(req.headers, raw);
+      payment = provider.verifyNotification(req.headers, raw);
       assertWellFormedStrings(payment.raw);
     } catch (err) {
-      if (err instanceof PaymentNotificationError) {
+      if (err instanceof PaymentVerificationError) {
         throw err.kind === 'signature'
           ? new ApiError('invalid_signature', err.message)
           : new ApiError('invalid_request', err.message);

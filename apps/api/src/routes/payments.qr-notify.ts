@@ -1,7 +1,12 @@
-import { creditTopUpOrder, getTopUpOrder } from '@mediagate/shared/billing';
+import { getTopUpOrder } from '@mediagate/shared/billing';
 import { errorResponse } from '@mediagate/shared/contracts';
 import { ApiError } from '@mediagate/shared/errors';
-import { type NotificationAnswer, PaymentVerificationError, QR_PROVIDERS } from '@mediagate/shared/payments';
+import {
+  type NotificationAnswer,
+  PaymentVerificationError,
+  QR_PROVIDERS,
+  settleTopUpPayment,
+} from '@mediagate/shared/payments';
 import express, { type Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
@@ -11,8 +16,9 @@ import { endpoints, type Route, type RouteContract } from '../route';
  * POST /payments/alipay/notify and /payments/wechat/notify: the providers' asynchronous payment
  * notifications. The provider module verifies the signature (Alipay's public key; the WeChat Pay
  * platform certificate or public key), freshness and our app id / mchid before anything is read;
- * then the order named by out_trade_no must exist, belong to this provider and have the same
- * amount. A payment is credited once per order (creditTopUpOrder); repeats are acknowledged.
+ * then the order named by out_trade_no must exist and belong to this provider. A payment is
+ * settled by the rule the reconciler follows too (settleTopUpPayment): credited once per order
+ * with the order's amount, held for an operator with another; repeats are acknowledged.
  * Answers follow each protocol: `success` for Alipay, 204 or `{code:"FAIL"}` for WeChat Pay.
  */
 export function register(router: Router, deps: ApiDeps): void {
@@ -56,36 +62,30 @@ export function register(router: Router, deps: ApiDeps): void {
         if (!order || order.provider !== name) {
           return refuse('unknown_order', 'unknown order', 404, { orderId: n.orderId.slice(0, 64) });
         }
-        if (n.amountFen !== order.amountFen) {
-          return refuse('amount', 'amount differs from the order', 400, {
-            orderId: order.id,
-            expectedFen: order.amountFen,
-            notifiedFen: n.amountFen,
-          });
-        }
         if (!n.paid) {
           // another kind of event (closed, refunded): nothing to credit, stop the retries
           count('accepted');
           send(provider.acknowledge());
           return;
         }
-        const result = await creditTopUpOrder(db, {
-          orderId: order.id,
-          tradeId: n.tradeId,
-          paidAt: n.paidAt,
-          raw: n.raw,
-        });
+        // the rule every report of a payment follows (the reconciler's queries too): credited
+        // once with the order's amount; with another, held for an operator and acknowledged
+        const outcome = await settleTopUpPayment(
+          db,
+          order,
+          { amountFen: n.amountFen, tradeId: n.tradeId, paidAt: n.paidAt, raw: n.raw },
+          { logger: req.log, metrics: deps.metrics, via: 'notification' },
+        );
         req.log.info(
           {
             provider: name,
             orderId: order.id,
-            credited: result?.credited ?? false,
+            outcome,
             ms: Math.round((performance.now() - started) * 10) / 10,
           },
           'payment notification',
         );
         count('accepted');
-        if (result?.credited) deps.metrics?.topUpOrders.inc({ provider: name, outcome: 'credited' });
         send(provider.acknowledge());
       } catch (err) {
         count('error');
@@ -102,7 +102,7 @@ const wechatFail = z.object({ code: z.literal('FAIL'), message: z.string() }).me
 /** The refusals each protocol answers in its own shape (the provider sends the notification again). */
 const refusals = (answer: { schema?: z.ZodType; contentType?: string }, what: string) => ({
   400: {
-    description: `a malformed notification or an amount that differs from the order: ${what}`,
+    description: `a malformed notification: ${what}`,
     ...answer,
   },
   401: { description: `a signature that does not verify: ${what}`, ...answer },

@@ -5031,7 +5031,7 @@ export interface operations {
           'text/plain': string;
         };
       };
-      /** @description a malformed notification or an amount that differs from the order: the text fail */
+      /** @description a malformed notification: the text fail */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5092,7 +5092,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description a malformed notification or an amount that differs from the order: {"code":"FAIL"} */
+      /** @description a malformed notification: {"code":"FAIL"} */
       400: {
         headers: {
           [name: string]: unknown;

@@ -3,8 +3,7 @@ import { and, asc, count, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { fromDriverRow } from '../db/driver-row';
 import { bankTransferReferences, type TopUpOrderRow, topupOrders } from '../db/schema';
-import { creditRowsStatements } from './ledger';
-import { type TopUpPolicy, TopUpTooSmallError, topUpBonus } from './topups';
+import { creditTopUpStatement, type TopUpPolicy, TopUpTooSmallError, topUpBonus } from './topups';
 
 /** How a CNY amount becomes credit: the policy (in USD) and the rate. */
 export interface CnyTopUpRules extends TopUpPolicy {
@@ -101,38 +100,35 @@ export async function creditTopUpOrder(
   args: { orderId: string; tradeId?: string; paidAt?: Date; raw?: unknown },
 ): Promise<CreditOrderResult | undefined> {
   const paidAt = args.paidAt && !Number.isNaN(args.paidAt.getTime()) ? args.paidAt : new Date();
-  const credit = creditRowsStatements('credit_rows');
-  const { rows } = await db.execute<Record<string, unknown>>(sql`
-    with o as (
-      update topup_orders
-      set status = 'credited', provider_trade_id = coalesce(${args.tradeId ?? null}::text, provider_trade_id),
-          paid_at = ${paidAt.toISOString()}::timestamptz, credited_at = now(), updated_at = now()
-      where id = ${args.orderId} and status in ('created', 'expired', 'closed')
-      returning *
-    ), pay as (
-      insert into payments (account_id, provider, reference, amount_micro_usd, bonus_micro_usd, note, raw)
-      select account_id, provider, id, credit_micro_usd, bonus_micro_usd,
-             to_char(amount_fen / 100.0, 'FM999999999990.00') || ' CNY, trade ' || coalesce(provider_trade_id, 'unknown'),
-             ${args.raw === undefined ? null : JSON.stringify(args.raw)}::jsonb
-      from o
-    ), credit_rows as (
-      select account_id, 'topup'::text as kind, credit_micro_usd as amount_micro_usd, provider || ':' || id as ref,
-             'top-up of ' || to_char(amount_fen / 100.0, 'FM999999999990.00') || ' CNY via ' || provider as reason
-      from o
-      union all
-      select account_id, 'bonus', bonus_micro_usd, provider || ':' || id,
-             'bonus on a top-up of ' || to_char(amount_fen / 100.0, 'FM999999999990.00') || ' CNY'
-      from o
-    ), l as (${credit.ledger}), b as (${credit.balance})
-    select * from o`);
-  if (rows[0]) return { credited: true, order: fromDriverRow(topupOrders, rows[0]) };
+  const { rows } = await db.execute<Record<string, unknown>>(
+    creditTopUpStatement({
+      before: sql`o as (
+        update topup_orders
+        set status = 'credited', provider_trade_id = coalesce(${args.tradeId ?? null}::text, provider_trade_id),
+            paid_at = ${paidAt.toISOString()}::timestamptz, credited_at = now(), updated_at = now()
+        where id = ${args.orderId} and status in ('created', 'expired', 'closed')
+        returning *
+      )`,
+      source: sql`select account_id, provider, id as reference, credit_micro_usd as amount_micro_usd,
+          bonus_micro_usd,
+          to_char(amount_fen / 100.0, 'FM999999999990.00') || ' CNY, trade ' || coalesce(provider_trade_id, 'unknown') as note,
+          null::text as created_by,
+          ${args.raw === undefined ? null : JSON.stringify(args.raw)}::jsonb as raw,
+          to_char(amount_fen / 100.0, 'FM999999999990.00') || ' CNY' as paid
+        from o`,
+      select: sql`o.*`,
+      from: sql`o`,
+    }),
+  );
+  const row = rows[0];
+  if (row) return { credited: true, order: fromDriverRow(topupOrders, row) };
   const order = await getTopUpOrder(db, args.orderId);
   return order ? { credited: false, order } : undefined;
 }
 
 /**
  * The provider took a payment that cannot be credited automatically (another amount): the order
- * moves to `paid` (from `created` or `expired`), leaves the reconciler's sweep and waits for an
+ * moves to `paid` (from `created`, `expired` or `closed`), leaves the reconciler's sweep and waits for an
  * operator. False if it had moved.
  */
 export async function markTopUpOrderPaid(
@@ -148,7 +144,7 @@ export async function markTopUpOrderPaid(
       paidAt: args.paidAt && !Number.isNaN(args.paidAt.getTime()) ? args.paidAt : now,
       updatedAt: now,
     })
-    .where(and(eq(topupOrders.id, args.orderId), inArray(topupOrders.status, ['created', 'expired'])))
+    .where(and(eq(topupOrders.id, args.orderId), inArray(topupOrders.status, ['created', 'expired', 'closed'])))
     .returning({ id: topupOrders.id });
   return rows.length > 0;
 }
@@ -209,7 +205,9 @@ const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 /**
  * The account's bank-transfer reference, for the transfer memo: `MG` + 10 Crockford base32
- * characters of SHA-256 of the account id (stable, derived, never stored; 50 bits).
+ * characters of SHA-256 of the account id (stable, derived; 50 bits). The database stores it for
+ * every account as the account is created (bank_transfer_reference() in the migrations computes
+ * the same), so findAccountByTransferReference finds any account.
  */
 export function bankTransferReference(accountId: string): string {
   const digest = createHash('sha256').update(`mediagate-transfer:${accountId}`).digest();
@@ -218,13 +216,6 @@ export function bankTransferReference(accountId: string): string {
   let out = '';
   for (let i = 0; i < 10; i += 1) out += CROCKFORD[Number((bits >> BigInt(56 - 5 * (i + 1))) & 31n)];
   return `MG${out}`;
-}
-
-/** The account's transfer reference, stored (once) so findAccountByTransferReference finds it. */
-export async function ensureBankTransferReference(db: DbOrTx, accountId: string): Promise<string> {
-  const reference = bankTransferReference(accountId);
-  await db.insert(bankTransferReferences).values({ reference, accountId }).onConflictDoNothing();
-  return reference;
 }
 
 /** The account whose transfer reference this is (case and spaces ignored), if it was ever shown. */

@@ -1,7 +1,7 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../db/client';
 import { accounts, payments } from '../db/schema';
-import { creditAccount } from './ledger';
+import { creditRowsStatements } from './ledger';
 
 /** When a top-up is accepted and what bonus it earns. */
 export interface TopUpPolicy {
@@ -43,12 +43,57 @@ export interface TopUpResult {
 }
 
 /**
- * Credits a received payment: the payment row, a `topup` ledger entry and, at or above the
- * policy's threshold, a separate `bonus` entry, in one transaction. Idempotent per
- * (provider, reference): a repeat returns the first payment with `credited: false`. Throws
- * TopUpTooSmallError below the minimum and UnknownAccountError for a missing account.
- * `inTransaction` runs inside that transaction when the payment is credited, for what must
- * commit with it (an operator's audit record).
+ * THE statement that credits a top-up (every path: QR orders on their notification or the
+ * reconciler's query, the dev provider, operators' bank transfers). `source` selects at most one
+ * row (account_id, provider, reference, amount_micro_usd, bonus_micro_usd, note, created_by, raw,
+ * paid: the amount as paid, e.g. `35.00 CNY`); `before` are CTEs it may read (an order's
+ * compare-and-set). In one statement: the payment row (unique per provider and reference: a
+ * repeat inserts nothing and credits nothing), the `topup` and `bonus` ledger entries (one text
+ * each, below) and the balance. Returns one row when it credited: the payment row's id as
+ * `payment_id`, or the `select` list over `pay` and the `before` CTEs.
+ */
+export function creditTopUpStatement(args: { before?: SQL; source: SQL; select?: SQL; from?: SQL }): SQL {
+  const credit = creditRowsStatements('credit_rows');
+  return sql`
+    with ${args.before ? sql`${args.before}, ` : sql``}src as (${args.source}), pay as (
+      insert into payments (account_id, provider, reference, amount_micro_usd, bonus_micro_usd, note, created_by, raw)
+      select account_id, provider, reference, amount_micro_usd, bonus_micro_usd, note, created_by, raw from src
+      on conflict do nothing
+      returning id, account_id, provider, reference, amount_micro_usd, bonus_micro_usd
+    ), credit_rows as (
+      select p.account_id, 'topup'::text as kind, p.amount_micro_usd, p.provider || ':' || p.reference as ref,
+             ${topUpReasonSql('topup')} as reason
+      from pay p join src s on s.provider = p.provider and s.reference = p.reference
+      union all
+      select p.account_id, 'bonus', p.bonus_micro_usd, p.provider || ':' || p.reference,
+             ${topUpReasonSql('bonus')}
+      from pay p join src s on s.provider = p.provider and s.reference = p.reference
+    ), l as (${credit.ledger}), b as (${credit.balance})
+    select ${args.select ?? sql`pay.id as payment_id`} from pay${args.from ? sql`, ${args.from}` : sql``}`;
+}
+
+/**
+ * The owner-facing texts of a top-up's ledger entries, one each: `top-up of 35.00 CNY via alipay`
+ * and `bonus on a top-up of 35.00 CNY via alipay` (p: the payment, s: its source row).
+ */
+function topUpReasonSql(kind: 'topup' | 'bonus'): SQL {
+  return kind === 'topup'
+    ? sql.raw(`'top-up of ' || s.paid || ' via ' || p.provider`)
+    : sql.raw(`'bonus on a top-up of ' || s.paid || ' via ' || p.provider`);
+}
+
+/** A USD amount as the ledger texts write it: 2 decimals at least, every micro-USD kept. */
+export function usdPaidSql(microUsd: SQL): SQL {
+  return sql`to_char((${microUsd})::numeric / 1000000, 'FM999999999990.009999') || ' USD'`;
+}
+
+/**
+ * Credits a received payment in USD (the dev provider, operators' bank transfers) with
+ * creditTopUpStatement: the payment row, a `topup` ledger entry and, at or above the policy's
+ * threshold, a separate `bonus` entry. Idempotent per (provider, reference): a repeat returns the
+ * first payment with `credited: false`. Throws TopUpTooSmallError below the minimum and
+ * UnknownAccountError for a missing account. `inTransaction` runs inside the same transaction
+ * when the payment is credited, for what must commit with it (an operator's audit record).
  */
 export async function recordTopUp(
   db: Db,
@@ -67,66 +112,48 @@ export async function recordTopUp(
   if (!Number.isSafeInteger(args.amountMicroUsd) || args.amountMicroUsd < policy.minMicroUsd) {
     throw new TopUpTooSmallError(policy.minMicroUsd);
   }
+  const bonus = topUpBonus(args.amountMicroUsd, policy);
   return db.transaction(async (tx) => {
+    const amount = sql`${args.amountMicroUsd}::bigint`;
+    const { rows } = await tx.execute<{ payment_id: string | number }>(
+      creditTopUpStatement({
+        source: sql`select a.id as account_id, ${args.provider}::text as provider,
+            ${args.reference}::text as reference, ${amount} as amount_micro_usd,
+            ${bonus}::bigint as bonus_micro_usd, ${args.note ?? null}::text as note,
+            ${args.createdBy ?? null}::text as created_by,
+            ${args.raw === undefined ? null : JSON.stringify(args.raw)}::jsonb as raw,
+            ${usdPaidSql(amount)} as paid
+          from accounts a where a.id = ${args.accountId}`,
+      }),
+    );
+    if (rows[0]) {
+      const result = {
+        credited: true,
+        paymentId: Number(rows[0].payment_id),
+        accountId: args.accountId,
+        amountMicroUsd: args.amountMicroUsd,
+        bonusMicroUsd: bonus,
+      };
+      await opts.inTransaction?.(tx, result);
+      return result;
+    }
     const [account] = await tx
       .select({ id: accounts.id })
       .from(accounts)
       .where(eq(accounts.id, args.accountId))
       .limit(1);
     if (!account) throw new UnknownAccountError(args.accountId);
-    const bonus = topUpBonus(args.amountMicroUsd, policy);
-    const [inserted] = await tx
-      .insert(payments)
-      .values({
-        accountId: args.accountId,
-        provider: args.provider,
-        reference: args.reference,
-        amountMicroUsd: args.amountMicroUsd,
-        bonusMicroUsd: bonus,
-        note: args.note,
-        createdBy: args.createdBy,
-        raw: args.raw ?? null,
-      })
-      .onConflictDoNothing()
-      .returning({ id: payments.id });
-    if (!inserted) {
-      const [existing] = await tx
-        .select()
-        .from(payments)
-        .where(and(eq(payments.provider, args.provider), eq(payments.reference, args.reference)))
-        .limit(1);
-      return {
-        credited: false,
-        paymentId: existing!.id,
-        accountId: existing!.accountId,
-        amountMicroUsd: existing!.amountMicroUsd,
-        bonusMicroUsd: existing!.bonusMicroUsd,
-      };
-    }
-    const ref = `${args.provider}:${args.reference}`;
-    await creditAccount(tx, {
-      accountId: args.accountId,
-      amountMicroUsd: args.amountMicroUsd,
-      kind: 'topup',
-      ref,
-      // the operator's note stays on the payment row (operators only); the owner sees this
-      reason: `top-up via ${args.provider}`,
-    });
-    await creditAccount(tx, {
-      accountId: args.accountId,
-      amountMicroUsd: bonus,
-      kind: 'bonus',
-      ref,
-      reason: `${policy.bonusPercent}% bonus on a top-up of at least ${policy.bonusThresholdMicroUsd / 1_000_000} USD`,
-    });
-    const result = {
-      credited: true,
-      paymentId: inserted.id,
-      accountId: args.accountId,
-      amountMicroUsd: args.amountMicroUsd,
-      bonusMicroUsd: bonus,
+    const [existing] = await tx
+      .select()
+      .from(payments)
+      .where(and(eq(payments.provider, args.provider), eq(payments.reference, args.reference)))
+      .limit(1);
+    return {
+      credited: false,
+      paymentId: existing!.id,
+      accountId: existing!.accountId,
+      amountMicroUsd: existing!.amountMicroUsd,
+      bonusMicroUsd: existing!.bonusMicroUsd,
     };
-    await opts.inTransaction?.(tx, result);
-    return result;
   });
 }

@@ -8,4 +8,5 @@ export * from './list';
 export * from './model';
 export * from './task-object';
 export * from './unix';
+export * from './usd';
 export * from './video-task';

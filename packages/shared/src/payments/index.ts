@@ -1,5 +1,7 @@
 export * from './alipay';
 export * from './config';
+export * from './dev';
+export * from './orders';
 export * from './reconcile';
 export * from './types';
 export * from './vendor';

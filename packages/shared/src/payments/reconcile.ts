@@ -1,13 +1,9 @@
-import {
-  closeTopUpOrder,
-  creditTopUpOrder,
-  listOpenTopUpOrders,
-  markTopUpOrderPaid,
-} from '../billing/topup-orders';
+import { closeTopUpOrder, listOpenTopUpOrders } from '../billing/topup-orders';
 import type { Db } from '../db/client';
 import type { TopUpOrderRow } from '../db/schema';
 import type { Logger } from '../log';
 import type { Metrics } from '../metrics';
+import { settleTopUpPayment } from './orders';
 import type { QrPaymentProvider } from './types';
 
 export interface TopUpReconcileResult {
@@ -19,8 +15,8 @@ export interface TopUpReconcileResult {
 
 /**
  * The fallback for lost notifications and the end of unpaid orders: every order still `created`
- * after `afterMs` is queried at its provider; a paid one (same amount) is credited, once, as its
- * notification would have; an unpaid one past `expires_at` is closed at the provider, then marked
+ * after `afterMs` is queried at its provider; a paid one is settled as its notification would have
+ * been (settleTopUpPayment); an unpaid one past `expires_at` is closed at the provider, then marked
  * `expired` (if the provider answers that it was paid meanwhile, the next pass credits it).
  */
 export async function reconcileTopUpOrders(
@@ -61,8 +57,9 @@ export async function reconcileTopUpOrders(
 }
 
 /**
- * Asks the provider about one order still `created`: credits it when paid with the order's amount
- * (once, as its notification would have), and with `closeIfExpired` closes it at the provider
+ * Asks the provider about one order still `created`: a payment is settled by the rule every report
+ * follows (settleTopUpPayment: credited once with the order's amount, held for an operator with
+ * another), and with `closeIfExpired` closes it at the provider
  * past `expires_at`, then marks it `expired`. Returns what happened.
  */
 export async function syncTopUpOrder(
@@ -71,43 +68,17 @@ export async function syncTopUpOrder(
   order: TopUpOrderRow,
   opts: { closeIfExpired: boolean; logger?: Logger; metrics?: Metrics },
 ): Promise<'credited' | 'expired' | 'mismatch' | 'unchanged'> {
-  const outcome = await syncOrder(db, provider, order, opts);
-  const counted = { credited: 'credited', expired: 'expired', mismatch: 'amount_mismatch' } as const;
-  if (outcome !== 'unchanged')
-    opts.metrics?.topUpOrders.inc({ provider: order.provider, outcome: counted[outcome] });
-  return outcome;
-}
-
-async function syncOrder(
-  db: Db,
-  provider: QrPaymentProvider,
-  order: TopUpOrderRow,
-  opts: { closeIfExpired: boolean; logger?: Logger },
-): Promise<'credited' | 'expired' | 'mismatch' | 'unchanged'> {
   const state = await provider.query(order.id);
   if (state.state === 'paid') {
-    if (state.amountFen !== undefined && state.amountFen !== order.amountFen) {
-      await markTopUpOrderPaid(db, { orderId: order.id, tradeId: state.tradeId, paidAt: state.paidAt });
-      opts.logger?.error(
-        { orderId: order.id, expectedFen: order.amountFen, paidFen: state.amountFen },
-        'top-up paid with another amount: marked paid, not credited, needs an operator',
-      );
-      return 'mismatch';
-    }
-    const r = await creditTopUpOrder(db, {
-      orderId: order.id,
-      tradeId: state.tradeId,
-      paidAt: state.paidAt,
-      raw: state.raw,
-    });
-    if (r?.credited) {
+    const outcome = await settleTopUpPayment(db, order, state, { ...opts, via: 'query' });
+    if (outcome === 'credited')
       opts.logger?.info({ orderId: order.id, provider: order.provider }, 'top-up credited after a query');
-      return 'credited';
-    }
-    return 'unchanged';
+    return outcome;
   }
   if (opts.closeIfExpired && order.expiresAt.getTime() <= Date.now() && (await provider.close(order.id))) {
-    return (await closeTopUpOrder(db, order.id, 'expired')) ? 'expired' : 'unchanged';
+    if (!(await closeTopUpOrder(db, order.id, 'expired'))) return 'unchanged';
+    opts.metrics?.topUpOrders.inc({ provider: order.provider, outcome: 'expired' });
+    return 'expired';
   }
   return 'unchanged';
 }

@@ -34,10 +34,33 @@ export interface NotificationAnswer {
 }
 
 /**
+ * Every payment provider: its name (notified at `/payments/<name>/notify`) and the verification of
+ * its notifications, which checks authenticity (signature, freshness, merchant) before reading
+ * anything and throws PaymentVerificationError otherwise. `N` is what a verified notification says.
+ */
+export interface PaymentProvider<N> {
+  readonly name: string;
+  verifyNotification(headers: Record<string, string | string[] | undefined>, rawBody: Buffer): N;
+}
+
+/** A payment that names its account and USD amount itself (the `dev` provider), once verified. */
+export interface AccountPaymentNotification {
+  /** the provider's id of the payment: a top-up is credited once per (provider, reference) */
+  reference: string;
+  accountId: string;
+  amountMicroUsd: number;
+  /** the provider's payload, kept with the payment row */
+  raw: unknown;
+}
+
+/** A provider whose notifications carry the account and amount (the `dev` provider). */
+export type AccountPaymentProvider = PaymentProvider<AccountPaymentNotification>;
+
+/**
  * One QR-code payment provider, as the API (create, verify notifications) and the reconciler
  * (query, close) use it. Implementations speak the vendor's protocol over HTTP.
  */
-export interface QrPaymentProvider {
+export interface QrPaymentProvider extends PaymentProvider<VerifiedNotification> {
   readonly name: QrProviderName;
   /** places the order with the provider; returns the content of the QR code to show */
   createQr(order: {

@@ -1,0 +1,138 @@
+import {
+  type CnyTopUpRules,
+  closeTopUpOrder,
+  creditTopUpOrder,
+  insertTopUpOrder,
+  markTopUpOrderPaid,
+  openTopUpOrders,
+  quoteCnyTopUp,
+  setTopUpQrCode,
+} from '../billing/topup-orders';
+import type { DbOrTx } from '../db/client';
+import type { TopUpOrderRow } from '../db/schema';
+import { newTopUpOrderId } from '../ids';
+import type { Logger } from '../log';
+import type { Metrics } from '../metrics';
+import type { QrPaymentProvider } from './types';
+
+/** The account has `count` unpaid orders, the most it may hold; the first expires in `retryAfterS`. */
+export class TooManyOpenTopUpsError extends Error {
+  constructor(
+    readonly count: number,
+    readonly retryAfterS: number,
+  ) {
+    super(`You have ${count} unpaid top-ups; pay one or wait until one expires.`);
+    this.name = 'TooManyOpenTopUpsError';
+  }
+}
+
+/** The provider did not take the order (unreachable, refused); the order is `closed`. */
+export class TopUpOrderRefusedError extends Error {
+  constructor(
+    readonly provider: string,
+    readonly orderId: string,
+    options: { cause: unknown },
+  ) {
+    super(`The payment provider '${provider}' is unavailable; try again.`, options);
+    this.name = 'TopUpOrderRefusedError';
+  }
+}
+
+/** The subject both providers show the payer. */
+export function topUpSubject(amountFen: number): string {
+  return `mediagate top-up ${(amountFen / 100).toFixed(2)} CNY`;
+}
+
+/**
+ * Places a QR-code top-up of `amountFen`: quotes it (TopUpTooSmallError below the minimum),
+ * refuses an account holding `maxOpen` payable orders (TooManyOpenTopUpsError), writes the order,
+ * then places it with the provider and stores its QR code. An order the provider does not take is
+ * closed at once (TopUpOrderRefusedError).
+ */
+export async function createTopUpOrder(
+  db: DbOrTx,
+  provider: QrPaymentProvider,
+  args: {
+    accountId: string;
+    amountFen: number;
+    rules: CnyTopUpRules;
+    ttlSeconds: number;
+    maxOpen: number;
+    notifyBaseUrl: string;
+    metrics?: Metrics;
+  },
+): Promise<TopUpOrderRow> {
+  const quote = quoteCnyTopUp(args.amountFen, args.rules);
+  const open = await openTopUpOrders(db, args.accountId);
+  if (open.count >= args.maxOpen) {
+    const wait = Math.ceil(((open.firstExpiresAt?.getTime() ?? Date.now()) - Date.now()) / 1000);
+    throw new TooManyOpenTopUpsError(open.count, Math.max(1, wait));
+  }
+  const order = await insertTopUpOrder(db, {
+    id: newTopUpOrderId(),
+    accountId: args.accountId,
+    provider: provider.name,
+    amountFen: args.amountFen,
+    ...quote,
+    expiresAt: new Date(Date.now() + args.ttlSeconds * 1000),
+  });
+  let qrCode: string;
+  try {
+    ({ qrCode } = await provider.createQr({
+      id: order.id,
+      amountFen: args.amountFen,
+      subject: topUpSubject(args.amountFen),
+      expiresAt: order.expiresAt,
+      notifyUrl: `${args.notifyBaseUrl}/payments/${provider.name}/notify`,
+    }));
+  } catch (err) {
+    await closeTopUpOrder(db, order.id, 'closed');
+    args.metrics?.topUpOrders.inc({ provider: provider.name, outcome: 'closed' });
+    throw new TopUpOrderRefusedError(provider.name, order.id, { cause: err });
+  }
+  const saved = (await setTopUpQrCode(db, order.id, qrCode)) ?? order;
+  args.metrics?.topUpOrders.inc({ provider: provider.name, outcome: 'created' });
+  return saved;
+}
+
+/** What a reported payment did to its order. */
+export type TopUpPaymentOutcome = 'credited' | 'unchanged' | 'mismatch';
+
+/**
+ * The one rule for a payment a provider reports on an order, from its notification or a query
+ * alike. Paid with the order's amount: credited, once (creditTopUpOrder). Paid with another
+ * amount (money the provider really took, the report being verified): never credited; the order
+ * moves to `paid`, leaves the reconciler's sweep and waits for an operator, and the report is
+ * accepted (a notification is acknowledged: sending it again cannot change the amount).
+ * `amountFen` unknown (a query that does not say) counts as the order's.
+ */
+export async function settleTopUpPayment(
+  db: DbOrTx,
+  order: TopUpOrderRow,
+  payment: { amountFen?: number; tradeId?: string; paidAt?: Date; raw?: unknown },
+  opts: { logger?: Logger; metrics?: Metrics; via: 'notification' | 'query' },
+): Promise<TopUpPaymentOutcome> {
+  if (payment.amountFen !== undefined && payment.amountFen !== order.amountFen) {
+    const moved = await markTopUpOrderPaid(db, {
+      orderId: order.id,
+      tradeId: payment.tradeId,
+      paidAt: payment.paidAt,
+    });
+    if (!moved) return 'unchanged';
+    opts.logger?.error(
+      { orderId: order.id, expectedFen: order.amountFen, paidFen: payment.amountFen, via: opts.via },
+      'top-up paid with another amount: marked paid, not credited, needs an operator',
+    );
+    opts.metrics?.topUpOrders.inc({ provider: order.provider, outcome: 'amount_mismatch' });
+    return 'mismatch';
+  }
+  const r = await creditTopUpOrder(db, {
+    orderId: order.id,
+    tradeId: payment.tradeId,
+    paidAt: payment.paidAt,
+    raw: payment.raw,
+  });
+  if (!r?.credited) return 'unchanged';
+  opts.metrics?.topUpOrders.inc({ provider: order.provider, outcome: 'credited' });
+  return 'credited';
+}
