@@ -112,7 +112,7 @@ maybe(
 );
 
 maybe('a worker listening on loopback while probed and scraped on the pod IP is reported', () => {
-  const { problems } = validateEdited([['base/configmap.yaml', /\n  WORKER_HTTP_HOST: 0.0.0.0/, '']]);
+  const { problems } = validateEdited([['base/configmap.yaml', /\n {2}WORKER_HTTP_HOST: 0.0.0.0/, '']]);
   for (const role of ['mediagate-worker-video', 'mediagate-worker-callbacks', 'mediagate-reconciler']) {
     expect(problems).toMatch(
       new RegExp(
@@ -131,7 +131,7 @@ maybe('an API whose /metrics nobody scrapes, or scrapes without its token, is re
   const { problems } = validateEdited([
     [
       'base/monitoring.yaml',
-      /app.kubernetes.io\/name: mediagate-api\n  podMetricsEndpoints/,
+      /app.kubernetes.io\/name: mediagate-api\n {2}podMetricsEndpoints/,
       'app.kubernetes.io/name: mediagate-nothing\n  podMetricsEndpoints',
     ],
     // the workers' monitor sends another Secret's value
@@ -166,7 +166,7 @@ maybe('pools beyond PgBouncer or Postgres and replicas under KEDA are reported',
       'name: DATABASE_POOL_MAX\n              value: "60"',
     ],
     ['overlays/example/pgbouncer.yaml', 'postgres-max-connections: "100"', 'postgres-max-connections: "50"'],
-    ['base/api.yaml', /\nspec:\n  revisionHistoryLimit/, '\nspec:\n  replicas: 2\n  revisionHistoryLimit'],
+    ['base/api.yaml', /\nspec:\n {2}revisionHistoryLimit/, '\nspec:\n  replicas: 2\n  revisionHistoryLimit'],
   ]);
   // 30 x 10 + 20 x 60 + 10 x 10 + 1 x 5 pooled, one migration connection for each of 61 pods
   expect(problems).toMatch(

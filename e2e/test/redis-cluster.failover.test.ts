@@ -1,7 +1,7 @@
-import { headersOf, processGroup, type Receiver, startReceiver, waitFor } from '@mediagate/shared/testing';
 import { queueKeyPrefix } from '@mediagate/shared/queue';
+import { headersOf, processGroup, type Receiver, startReceiver, waitFor } from '@mediagate/shared/testing';
 import { Webhook } from 'standardwebhooks';
-import { checkNothingLost } from './drills/checks';
+import { checkNothingLost, createVideos, NOTHING_LOST, submittedCount } from './drills/checks';
 import { type OwnRedisCluster, startRedisCluster } from './scale-services';
 import { type Stack, startStack, VIDEO_REQUEST } from './stack';
 
@@ -82,34 +82,13 @@ it(`${N} tasks survive the crash of the master that holds the video queue`, asyn
       () => 0,
     );
 
-  const ids: string[] = [];
-  const creating = (async () => {
-    for (let i = 0; i < N; i += 10) {
-      const batch = await Promise.all(
-        Array.from({ length: Math.min(10, N - i) }, async () => {
-          const res = await fetch(`${stack.apiUrl}/v1/videos`, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-            body,
-          });
-          // accepted (a task row) even while the cluster fails over
-          expect(res.status).toBe(200);
-          return ((await res.json()) as { id: string }).id;
-        }),
-      );
-      ids.push(...batch);
-    }
-  })();
+  // accepted (a task row) even while the cluster fails over
+  const creating = createVideos({ urls: [stack.apiUrl], key, body, n: N, batch: 10 });
 
-  await waitFor(
-    async () => {
-      const { rows } = await stack.pool.query(
-        'select count(*)::int as n from tasks where upstream_task_id is not null',
-      );
-      return rows[0].n >= N / 4;
-    },
-    { timeoutMs: 120_000, what: 'a quarter of the tasks submitted' },
-  );
+  await waitFor(async () => (await submittedCount(stack.pool)) >= N / 4, {
+    timeoutMs: 120_000,
+    what: 'a quarter of the tasks submitted',
+  });
 
   // the keys spread: held by every one of the 3 masters, the three queues in slots of their own
   const spread = keysByMaster();
@@ -145,7 +124,7 @@ it(`${N} tasks survive the crash of the master that holds the video queue`, asyn
   process.stderr.write(
     `[redis-cluster] failover of ${victim}: ready again after ${Date.now() - killedAt} ms\n`,
   );
-  await creating;
+  const ids = await creating;
 
   await waitFor(
     async () => {
@@ -168,16 +147,7 @@ it(`${N} tasks survive the crash of the master that holds the video queue`, asyn
   const sim = await stack.sim('GET', '/stats');
   const books = await checkNothingLost(stack.pool, sim.video.submitted);
   process.stderr.write(`[redis-cluster] ${cluster.describe}: ${JSON.stringify(books)}\n`);
-  expect(books).toMatchObject({
-    stuck: 0,
-    doubleCharges: 0,
-    doubleRefunds: 0,
-    wrongRefunds: 0,
-    uncharged: 0,
-    booksOff: 0,
-    extraSubmissions: 0,
-    unknownSubmissions: 0,
-  });
+  expect(books).toMatchObject(NOTHING_LOST);
   // a submit cut off by the crash is the only acceptable failure (refunded, never resubmitted)
   for (const code of Object.keys(books.failedCodes)) expect(code).toBe('upstream_submit_interrupted');
 

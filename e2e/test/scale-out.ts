@@ -1,6 +1,6 @@
 import { headersOf, processGroup, type Receiver, startReceiver, waitFor } from '@mediagate/shared/testing';
 import { Webhook } from 'standardwebhooks';
-import { checkNothingLost } from './drills/checks';
+import { checkNothingLost, createVideos, submittedCount } from './drills/checks';
 import { type Stack, startStack, VIDEO_REQUEST } from './stack';
 
 /** Where the stack's Redis and Postgres are reached, for one run of the scale-out proof. */
@@ -67,41 +67,20 @@ export function scaleOutSuite(services: () => Promise<ScaleOutServices>, default
     const startedAt = Date.now();
     const key = stack.newKey(N);
     const apis = [stack.apiUrl, secondApi];
-    const ids: string[] = [];
     const body = JSON.stringify({
       ...VIDEO_REQUEST,
       metadata: { ...VIDEO_REQUEST.metadata, callback_url: `${rx.url}/hook` },
     });
-    const creating = (async () => {
-      for (let i = 0; i < N; i += 20) {
-        const batch = await Promise.all(
-          Array.from({ length: Math.min(20, N - i) }, async (_, j) => {
-            const res = await fetch(`${apis[(i + j) % 2]}/v1/videos`, {
-              method: 'POST',
-              headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-              body,
-            });
-            expect(res.status).toBe(200);
-            return ((await res.json()) as { id: string }).id;
-          }),
-        );
-        ids.push(...batch);
-      }
-    })();
+    const creating = createVideos({ urls: apis, key, body, n: N, batch: 20 });
 
     // stop one video worker gracefully once a third of the tasks reached the upstream
-    await waitFor(
-      async () => {
-        const { rows } = await stack.pool.query(
-          'select count(*)::int as n from tasks where upstream_task_id is not null',
-        );
-        return rows[0].n >= N / 3;
-      },
-      { timeoutMs: 300_000, what: 'a third of the tasks submitted' },
-    );
+    await waitFor(async () => (await submittedCount(stack.pool)) >= N / 3, {
+      timeoutMs: 300_000,
+      what: 'a third of the tasks submitted',
+    });
     const victim = stack.workers[0]!;
     expect(await victim.stop('SIGTERM')).toBe(0);
-    await creating;
+    const ids = await creating;
 
     await waitFor(
       async () => {

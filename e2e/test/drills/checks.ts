@@ -55,3 +55,52 @@ export async function checkNothingLost(pool: Pool, simSubmitted: number) {
     unknownSubmissions: Math.max(0, submitted[0].recorded - simSubmitted),
   };
 }
+
+/** What checkNothingLost must find after a run that crashes, kills or fails over nothing it should not. */
+export const NOTHING_LOST = {
+  stuck: 0,
+  doubleCharges: 0,
+  doubleRefunds: 0,
+  wrongRefunds: 0,
+  uncharged: 0,
+  booksOff: 0,
+  extraSubmissions: 0,
+  unknownSubmissions: 0,
+} as const;
+
+/** How many tasks the upstream has accepted (an upstream id recorded). */
+export async function submittedCount(pool: Pool): Promise<number> {
+  const { rows } = await pool.query(
+    'select count(*)::int as n from tasks where upstream_task_id is not null',
+  );
+  return rows[0].n;
+}
+
+/**
+ * Creates `n` video tasks with `body` (JSON text), `batch` at a time, spread over the API `urls` in
+ * turn; every create must be accepted (200). Returns the task ids in order.
+ */
+export async function createVideos(opts: {
+  urls: string[];
+  key: string;
+  body: string;
+  n: number;
+  batch: number;
+}): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < opts.n; i += opts.batch) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(opts.batch, opts.n - i) }, async (_, j) => {
+        const res = await fetch(`${opts.urls[(i + j) % opts.urls.length]}/v1/videos`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${opts.key}`, 'content-type': 'application/json' },
+          body: opts.body,
+        });
+        expect(res.status).toBe(200);
+        return ((await res.json()) as { id: string }).id;
+      }),
+    );
+    ids.push(...batch);
+  }
+  return ids;
+}
