@@ -1,4 +1,4 @@
-import { ARK_PATH, call, control, CONTROL_TOKEN, pngDataUrl, type RunningSim, startSim } from './helpers';
+import { ARK_PATH, CONTROL_TOKEN, call, control, pngDataUrl, type RunningSim, startSim } from './helpers';
 
 const M45 = 'doubao-seedream-4-5-251128';
 const M40 = 'doubao-seedream-4-0-250828';

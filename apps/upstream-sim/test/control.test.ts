@@ -1,8 +1,8 @@
 import {
   ARK_PATH,
+  CONTROL_TOKEN,
   call,
   control,
-  CONTROL_TOKEN,
   queryVideo,
   type RunningSim,
   startSim,

@@ -1,4 +1,4 @@
-import { call, CONTROL_TOKEN, EDIT_PATH, pngDataUrl, type RunningSim, startSim } from './helpers';
+import { CONTROL_TOKEN, call, EDIT_PATH, pngDataUrl, type RunningSim, startSim } from './helpers';
 
 const IMG = 'https://example.com/in.png';
 

@@ -1,9 +1,9 @@
 import { waitFor } from '@mediagate/shared/testing';
 import { drawRunningMs, simEnvSchema, timingFromConfig } from '../src/config';
 import {
+  CONTROL_TOKEN,
   call,
   control,
-  CONTROL_TOKEN,
   queryVideo,
   type RunningSim,
   startSim,

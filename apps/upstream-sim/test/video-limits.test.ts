@@ -1,8 +1,8 @@
 import { waitFor } from '@mediagate/shared/testing';
 import {
+  CONTROL_TOKEN,
   call,
   control,
-  CONTROL_TOKEN,
   queryVideo,
   type RunningSim,
   startSim,
