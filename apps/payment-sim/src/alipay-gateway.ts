@@ -77,8 +77,17 @@ export function alipayGateway(ctx: SimContext): Router {
       return gatewayError('40002', 'Invalid Arguments', 'isv.invalid-method', '不存在的方法名');
     }
     const signer = alipay.privateKey;
+    const certs = alipay.certificates;
     const answer = (response: Record<string, unknown>) =>
-      send(alipayAnswerBody(method, response, (content) => rsa2Sign(signer, content)));
+      send(
+        alipayAnswerBody(
+          method,
+          response,
+          (content) => rsa2Sign(signer, content),
+          // in certificate mode every answer names the certificate of the key that signed it
+          certs ? { alipay_cert_sn: certs.alipayCertSn } : {},
+        ),
+      );
     const fail = (code: string, msg: string, subCode: string, subMsg: string) => {
       stats.alipay.refused += 1;
       answer({ code, msg, sub_code: subCode, sub_msg: subMsg });
@@ -89,6 +98,17 @@ export function alipayGateway(ctx: SimContext): Router {
         'Invalid Arguments',
         'isv.invalid-signature',
         '验签出错，建议检查签名字符串或签名私钥与应用公钥是否匹配',
+      );
+    }
+    if (
+      certs &&
+      (params.app_cert_sn !== certs.appCertSn || params.alipay_root_cert_sn !== certs.rootCertSn)
+    ) {
+      return fail(
+        '40002',
+        'Invalid Arguments',
+        'isv.invalid-signature',
+        `app_cert_sn / alipay_root_cert_sn do not name this app's certificate and Alipay's root (${certs.appCertSn}, ${certs.rootCertSn})`,
       );
     }
     // the format only: alipay-sdk writes the server's local time, not Beijing time

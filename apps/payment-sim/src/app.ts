@@ -1,7 +1,8 @@
-import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, type KeyObject, X509Certificate } from 'node:crypto';
 import type { Logger } from '@mediagate/shared/log';
 import express, { type Express } from 'express';
 import pino from 'pino';
+import { alipayCertSn, alipayRootCertSn } from './alipay-certs';
 import { alipayGateway } from './alipay-gateway';
 import type { PaySimConfig } from './config';
 import { type SimContext, settleOrder } from './context';
@@ -52,10 +53,22 @@ export function buildPaymentSim(config: PaySimConfig, logger?: Logger): { app: E
         ? [{ serial: config.PAYSIM_WECHAT_CERT_SERIAL, pem: config.PAYSIM_WECHAT_CERT }]
         : [],
   };
+  const certMode =
+    config.PAYSIM_ALIPAY_APP_CERT && config.PAYSIM_ALIPAY_CERT && config.PAYSIM_ALIPAY_ROOT_CERT;
   const alipay: SimContext['alipay'] = {
     appId: config.PAYSIM_ALIPAY_APP_ID,
-    appPublicKey: key(config.PAYSIM_ALIPAY_APP_PUBLIC_KEY, true),
+    // in certificate mode the app's key is the one its certificate holds
+    appPublicKey: certMode
+      ? new X509Certificate(config.PAYSIM_ALIPAY_APP_CERT as string).publicKey
+      : key(config.PAYSIM_ALIPAY_APP_PUBLIC_KEY, true),
     privateKey: key(config.PAYSIM_ALIPAY_PRIVATE_KEY, false),
+    certificates: certMode
+      ? {
+          appCertSn: alipayCertSn(config.PAYSIM_ALIPAY_APP_CERT as string),
+          alipayCertSn: alipayCertSn(config.PAYSIM_ALIPAY_CERT as string),
+          rootCertSn: alipayRootCertSn(config.PAYSIM_ALIPAY_ROOT_CERT as string),
+        }
+      : undefined,
   };
   const wechatSigner = () =>
     wechat.signers[wechat.signWith] ?? wechat.signers.public_key ?? wechat.signers.certificate;

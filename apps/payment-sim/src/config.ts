@@ -29,6 +29,13 @@ export const paySimEnvSchema = z.object({
   PAYSIM_ALIPAY_APP_ID: optional,
   PAYSIM_ALIPAY_APP_PUBLIC_KEY: optional,
   PAYSIM_ALIPAY_PRIVATE_KEY: optional,
+  /**
+   * public-key-certificate mode (all three, PEM): the app's public key certificate, Alipay's public
+   * key certificate and the root; requests must then carry app_cert_sn and alipay_root_cert_sn
+   */
+  PAYSIM_ALIPAY_APP_CERT: optional,
+  PAYSIM_ALIPAY_CERT: optional,
+  PAYSIM_ALIPAY_ROOT_CERT: optional,
   PAYSIM_WECHAT_MCHID: optional,
   PAYSIM_WECHAT_APPID: optional,
   PAYSIM_WECHAT_MERCHANT_PUBLIC_KEY: optional,

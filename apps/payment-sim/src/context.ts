@@ -37,7 +37,13 @@ export interface SimContext {
       certificateDownloads: number;
     };
   };
-  alipay: { appId?: string; appPublicKey?: KeyObject; privateKey?: KeyObject };
+  alipay: {
+    appId?: string;
+    appPublicKey?: KeyObject;
+    privateKey?: KeyObject;
+    /** public-key-certificate mode: the serial numbers requests must name, and the one answers carry */
+    certificates?: { appCertSn: string; rootCertSn: string; alipayCertSn: string };
+  };
   wechat: {
     mchid?: string;
     appid?: string;

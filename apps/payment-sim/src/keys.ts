@@ -3,6 +3,7 @@ import { generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { issueAlipayCertificates } from './alipay-certs';
 
 const rsa = () =>
   generateKeyPairSync('rsa', {
@@ -74,7 +75,9 @@ export interface PaymentKeySet {
  * merchant key, a platform certificate and a WeChat Pay public key (`PUB_KEY_ID_...`), an APIv3
  * key. The merchant side trusts both the certificate and the public key.
  */
-export function generatePaymentKeys(opts: { withCertificate?: boolean } = {}): PaymentKeySet {
+export function generatePaymentKeys(
+  opts: { withCertificate?: boolean; alipayCertificates?: boolean } = {},
+): PaymentKeySet {
   const alipayApp = rsa();
   const alipay = rsa();
   const merchant = rsa();
@@ -92,8 +95,19 @@ export function generatePaymentKeys(opts: { withCertificate?: boolean } = {}): P
     cert = selfSigned(platform.privateKey, certSerial);
     certSerial = new X509Certificate(cert).serialNumber.toUpperCase();
   }
+  // public-key-certificate mode: the same keys, certified by a simulated Alipay root
+  const alipayCerts = opts.alipayCertificates
+    ? issueAlipayCertificates(alipayApp.publicKey, alipay.publicKey, appId)
+    : undefined;
   return {
     sim: {
+      ...(alipayCerts
+        ? {
+            PAYSIM_ALIPAY_APP_CERT: alipayCerts.appCert,
+            PAYSIM_ALIPAY_CERT: alipayCerts.alipayCert,
+            PAYSIM_ALIPAY_ROOT_CERT: alipayCerts.rootCert,
+          }
+        : {}),
       PAYSIM_ALIPAY_APP_ID: appId,
       PAYSIM_ALIPAY_APP_PUBLIC_KEY: alipayApp.publicKey,
       PAYSIM_ALIPAY_PRIVATE_KEY: alipay.privateKey,
@@ -108,6 +122,13 @@ export function generatePaymentKeys(opts: { withCertificate?: boolean } = {}): P
       PAYSIM_WECHAT_PUBKEY_ID: pubKeyId,
     },
     merchant: {
+      ...(alipayCerts
+        ? {
+            ALIPAY_APP_CERT: alipayCerts.appCert,
+            ALIPAY_PUBLIC_CERT: alipayCerts.alipayCert,
+            ALIPAY_ROOT_CERT: alipayCerts.rootCert,
+          }
+        : {}),
       ALIPAY_APP_ID: appId,
       ALIPAY_PRIVATE_KEY: alipayApp.privateKey,
       ALIPAY_PUBLIC_KEY: alipay.publicKey,

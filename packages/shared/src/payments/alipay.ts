@@ -16,8 +16,14 @@ export interface AlipayConfig {
   appId: string;
   /** the application's private key (PEM, PKCS#1 or PKCS#8, or the bare base64 Alipay's tool prints) */
   privateKey: string;
-  /** Alipay's public key (PEM or bare base64), for responses and notifications */
-  alipayPublicKey: string;
+  /** Alipay's public key (PEM or bare base64), for responses and notifications (public-key mode) */
+  alipayPublicKey?: string;
+  /**
+   * public-key-certificate mode, PEM: the application public key certificate, Alipay's public key
+   * certificate (its key verifies answers and notifications) and Alipay's root certificate; requests
+   * then carry app_cert_sn and alipay_root_cert_sn, and answers must name Alipay's certificate
+   */
+  certificates?: { app: string; alipay: string; root: string };
   /** https://openapi.alipay.com/gateway.do in production, the simulator's /gateway.do in tests */
   gateway: string;
   timeoutMs: number;
@@ -95,11 +101,18 @@ const minutesLeft = (at: Date) => `${Math.max(1, Math.ceil((at.getTime() - Date.
  */
 export function createAlipayProvider(config: AlipayConfig): QrPaymentProvider {
   const Sdk = loadAlipaySdk();
+  const keys = config.certificates
+    ? {
+        appCertContent: config.certificates.app,
+        alipayPublicCertContent: config.certificates.alipay,
+        alipayRootCertContent: config.certificates.root,
+      }
+    : { alipayPublicKey: normalizePublicKey(config.alipayPublicKey ?? '') };
   const sdk = new Sdk({
     appId: config.appId,
     privateKey: normalizePrivateKey(config.privateKey),
     keyType: 'PKCS8',
-    alipayPublicKey: normalizePublicKey(config.alipayPublicKey),
+    ...keys,
     gateway: config.gateway,
     timeout: config.timeoutMs,
     signType: 'RSA2',

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { intFromEnv } from '../config/env';
 import { createAlipayProvider } from './alipay';
@@ -21,6 +22,16 @@ export const paymentsEnvShape = {
   ALIPAY_PRIVATE_KEY: optional,
   /** Alipay's public key (public-key mode) */
   ALIPAY_PUBLIC_KEY: optional,
+  /**
+   * public-key-certificate mode, instead of ALIPAY_PUBLIC_KEY (all three; each the PEM or the path of
+   * the .crt file the open platform gave): the application public key certificate
+   * (appCertPublicKey_<app id>.crt)
+   */
+  ALIPAY_APP_CERT: optional,
+  /** Alipay's public key certificate (alipayCertPublicKey_RSA2.crt), certificate mode */
+  ALIPAY_PUBLIC_CERT: optional,
+  /** Alipay's root certificate (alipayRootCert.crt), certificate mode */
+  ALIPAY_ROOT_CERT: optional,
   /** Alipay's OpenAPI gateway; pnpm start points it at the payment simulator */
   ALIPAY_GATEWAY: z.string().url().default('https://openapi.alipay.com/gateway.do'),
   /** WeChat Pay merchant id (enables WeChat Pay with the variables below) */
@@ -55,16 +66,32 @@ export const paymentsEnvShape = {
 
 export type PaymentsConfig = z.output<z.ZodObject<typeof paymentsEnvShape>>;
 
+/** A certificate given as PEM (literal `\n` allowed) or as the path of its file. */
+function pemOrFile(value: string): string {
+  return value.includes('-----BEGIN') ? pemFromEnv(value) : readFileSync(value, 'utf8');
+}
+
 /** The providers whose configuration is complete, by name (alipay first). */
 export function createQrPaymentProviders(config: PaymentsConfig): Map<string, QrPaymentProvider> {
   const providers = new Map<string, QrPaymentProvider>();
-  if (config.ALIPAY_APP_ID && config.ALIPAY_PRIVATE_KEY && config.ALIPAY_PUBLIC_KEY) {
+  const alipayCerts =
+    config.ALIPAY_APP_CERT && config.ALIPAY_PUBLIC_CERT && config.ALIPAY_ROOT_CERT
+      ? {
+          app: pemOrFile(config.ALIPAY_APP_CERT),
+          alipay: pemOrFile(config.ALIPAY_PUBLIC_CERT),
+          root: pemOrFile(config.ALIPAY_ROOT_CERT),
+        }
+      : undefined;
+  if (config.ALIPAY_APP_ID && config.ALIPAY_PRIVATE_KEY && (config.ALIPAY_PUBLIC_KEY || alipayCerts)) {
     providers.set(
       'alipay',
       createAlipayProvider({
         appId: config.ALIPAY_APP_ID,
         privateKey: pemFromEnv(config.ALIPAY_PRIVATE_KEY),
-        alipayPublicKey: pemFromEnv(config.ALIPAY_PUBLIC_KEY),
+        // certificate mode when its three certificates are set
+        ...(alipayCerts
+          ? { certificates: alipayCerts }
+          : { alipayPublicKey: pemFromEnv(config.ALIPAY_PUBLIC_KEY as string) }),
         gateway: config.ALIPAY_GATEWAY,
         timeoutMs: config.PAYMENT_PROVIDER_TIMEOUT_MS,
         toleranceSeconds: config.PAYMENT_SIGNATURE_TOLERANCE_S,
