@@ -1,7 +1,7 @@
 // First: starts tracing, which instruments the modules loaded after it.
 import './tracing';
 import type { Server } from 'node:http';
-import { apiKeyStanding, ensureAdminAccount, type Principal } from '@mediagate/shared/accounts';
+import { ensureAdminAccount, type Principal } from '@mediagate/shared/accounts';
 import { loadCatalog } from '@mediagate/shared/catalog';
 import { createDatabase, type Database } from '@mediagate/shared/db';
 import { createLogger, type Logger } from '@mediagate/shared/log';
@@ -24,7 +24,6 @@ import { buildApp } from './app';
 import { type ApiConfig, loadApiConfig } from './config';
 import type { ApiDeps } from './deps';
 import { createApiServer } from './http-server';
-import { ipAllowed } from './ip-rules';
 import { listenForKeyChanges } from './key-revocations';
 import { createMailer } from './mail/mailer';
 import { drainUsageRecords } from './middleware/auth';
@@ -32,7 +31,7 @@ import { bodyBudgetFor } from './middleware/body-admission';
 import { RateLimits, rateLimitConfig } from './middleware/rate-limit';
 import { createDevPaymentProvider, type PaymentProvider } from './payments/provider';
 import { buildMetricsApp } from './routes/metrics';
-import { TaskEventHub } from './task-events';
+import { TaskEventHub, taskEventHubOptions } from './task-events';
 import { createApiLifecycle } from './task-lifecycle';
 import { tracing } from './tracing';
 import { createUpstreams } from './upstreams';
@@ -72,15 +71,7 @@ function startReplicaCaches(
     createRedis(config.REDIS_URL, 'worker', { cluster: config.REDIS_CLUSTER, subscriber: true }),
     redis,
     config.QUEUE_PREFIX,
-    {
-      runningCacheMs: config.TASK_RUNNING_CACHE_MS,
-      runningCacheEntries: Math.max(config.TASK_CACHE_ENTRIES, 1),
-      maxStreamsPerKey: config.SSE_MAX_STREAMS_PER_KEY,
-      maxStreamsPerAccount: config.SSE_MAX_STREAMS_PER_ACCOUNT,
-      maxStreams: config.SSE_MAX_STREAMS,
-      keyStanding: (keyId) => apiKeyStanding(database.db, keyId),
-      ipAllowed,
-    },
+    taskEventHubOptions(config, database, Math.max(config.TASK_CACHE_ENTRIES, 1)),
     logger,
     taskCache,
   );

@@ -1,4 +1,10 @@
-import { type KeyRevocation, keyRevocationChannel, parseKeyRevocation } from '@mediagate/shared/accounts';
+import {
+  apiKeyStanding,
+  type KeyRevocation,
+  keyRevocationChannel,
+  parseKeyRevocation,
+} from '@mediagate/shared/accounts';
+import type { Database } from '@mediagate/shared/db';
 import type { Logger } from '@mediagate/shared/log';
 import { LruCache } from '@mediagate/shared/lru';
 import type { RedisClient } from '@mediagate/shared/queue';
@@ -10,6 +16,8 @@ import {
   taskEventsChannel,
   taskEventsChannels,
 } from '@mediagate/shared/tasks';
+import type { ApiConfig } from './config';
+import { ipAllowed } from './ip-rules';
 
 export interface TaskEventHubOptions {
   /** how long an unfinished task's answer is served from memory (moves replace it at once); 0 = never */
@@ -28,6 +36,29 @@ export interface TaskEventHubOptions {
   keyStanding: (keyId: string) => Promise<{ allowedIps: string[] | null } | null>;
   /** whether `ip` is within a key's IP allow-list */
   ipAllowed: (ip: string, rules: readonly string[]) => boolean;
+}
+
+/**
+ * The hub's options from the API's configuration: stream caps, the running-task cache, and key
+ * standing read from the database with the IP allow-list rules.
+ */
+export function taskEventHubOptions(
+  config: Pick<
+    ApiConfig,
+    'TASK_RUNNING_CACHE_MS' | 'SSE_MAX_STREAMS_PER_KEY' | 'SSE_MAX_STREAMS_PER_ACCOUNT' | 'SSE_MAX_STREAMS'
+  >,
+  database: Database,
+  runningCacheEntries: number,
+): TaskEventHubOptions {
+  return {
+    runningCacheMs: config.TASK_RUNNING_CACHE_MS,
+    runningCacheEntries,
+    maxStreamsPerKey: config.SSE_MAX_STREAMS_PER_KEY,
+    maxStreamsPerAccount: config.SSE_MAX_STREAMS_PER_ACCOUNT,
+    maxStreams: config.SSE_MAX_STREAMS,
+    keyStanding: (keyId) => apiKeyStanding(database.db, keyId),
+    ipAllowed,
+  };
 }
 
 /** Who holds an open event stream. */

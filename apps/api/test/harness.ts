@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { apiKeyStanding, createAccount } from '@mediagate/shared/accounts';
+import { createAccount } from '@mediagate/shared/accounts';
 import { usdToMicro } from '@mediagate/shared/billing';
 import { defaultCatalog } from '@mediagate/shared/catalog';
 import { loadConfig } from '@mediagate/shared/config';
@@ -31,12 +31,11 @@ import type IORedis from 'ioredis';
 import { buildApp } from '../src/app';
 import { type ApiConfig, apiEnvSchema } from '../src/config';
 import type { ApiDeps } from '../src/deps';
-import { ipAllowed } from '../src/ip-rules';
 import { createMailer } from '../src/mail/mailer';
 import { bodyBudgetFor } from '../src/middleware/body-admission';
 import { RateLimits, rateLimitConfig } from '../src/middleware/rate-limit';
 import { createDevPaymentProvider } from '../src/payments/provider';
-import { TaskEventHub } from '../src/task-events';
+import { TaskEventHub, taskEventHubOptions } from '../src/task-events';
 import { createApiLifecycle } from '../src/task-lifecycle';
 import { createUpstreams } from '../src/upstreams';
 import { strictly } from './contract';
@@ -99,15 +98,7 @@ export async function startTestApi(
       createRedis(overrides.redisUrl ?? redisUrl, 'worker'),
       redis,
       prefix,
-      {
-        runningCacheMs: config.TASK_RUNNING_CACHE_MS,
-        runningCacheEntries: 1_000,
-        maxStreamsPerKey: config.SSE_MAX_STREAMS_PER_KEY,
-        maxStreamsPerAccount: config.SSE_MAX_STREAMS_PER_ACCOUNT,
-        maxStreams: config.SSE_MAX_STREAMS,
-        keyStanding: (keyId) => apiKeyStanding(database.db, keyId),
-        ipAllowed,
-      },
+      taskEventHubOptions(config, database, 1_000),
       logger,
       taskCache,
     );
