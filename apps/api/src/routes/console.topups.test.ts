@@ -544,26 +544,66 @@ describe.each(['alipay', 'wechat'] as const)('%s through the payment simulator',
     expect(await balance(accountId)).toBe(7_000_000);
   });
 
-  it('closes an expired order at the provider, after which it cannot be paid', async () => {
+  /** `seconds` pass for the order: on our side (its times) and, by `simSeconds`, at the provider. */
+  const age = async (t: TopUp, seconds: number, simSeconds = seconds) => {
+    await api.database.pool.query(
+      `update topup_orders set created_at = created_at - make_interval(secs => $2),
+         expires_at = expires_at - make_interval(secs => $2) where id = $1`,
+      [t.id, seconds],
+    );
+    await simControl('POST', '/age', { vendor: provider, out_trade_no: t.id, seconds: simSeconds });
+  };
+  const reconcile = () => reconcileTopUpOrders(api.database.db, api.deps.qrProviders!, { afterMs: 0 });
+
+  it('closes an expired order at the provider once its code can no longer be paid, and it cannot be paid after', async () => {
     const { session, accountId } = await consoleAccount(api, 0);
     const t = await createTopUp(session, provider, 35);
-    await api.database.pool.query(
-      `update topup_orders set expires_at = now() - interval '1 second' where id = $1`,
-      [t.id],
-    );
-    const result = await reconcileTopUpOrders(api.database.db, api.deps.qrProviders!, { afterMs: 0 });
-    expect(result).toMatchObject({ expired: 1, failed: 0 });
+    // past the expiry and the provider's grace (an Alipay code without a trade: its validity)
+    await age(t, 15 * 60 + 3 * 60);
+    const result = await reconcile();
+    expect(result).toMatchObject({ failed: 0 });
     expect(await status(session, t.id)).toBe('expired');
-    // WeChat Pay closes the order; Alipay has no trade before a scan, and the code dies with the
-    // validity it was given (qr_code_timeout_express: the order's 15 minutes)
-    expect((await simControl('GET', `/orders/${provider}/${t.id}`)).json.status).toBe(
-      provider === 'wechat' ? 'CLOSED' : 'WAIT',
-    );
-    if (provider === 'alipay') {
-      await simControl('POST', '/age', { vendor: provider, out_trade_no: t.id, seconds: 15 * 60 + 1 });
-    }
     expect((await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id })).status).toBe(409);
     expect(await balance(accountId)).toBe(0);
+  });
+
+  it('keeps querying an order past its expiry while its code can still be paid, and credits a payment made then', async () => {
+    const { session, accountId } = await consoleAccount(api, 0);
+    const t = await createTopUp(session, provider, 35);
+    // our clock says expired (1 s ago); the provider's has 30 s left on the code (skew, rounding)
+    await age(t, 15 * 60 + 1, 15 * 60 - 30);
+    await reconcile();
+    // WeChat Pay closes it (then it is over); an Alipay code without a trade cannot be closed
+    expect(await status(session, t.id)).toBe(provider === 'wechat' ? 'expired' : 'created');
+    const paid = await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id, notify: false });
+    expect(paid.status).toBe(provider === 'wechat' ? 409 : 200);
+    await reconcile();
+    expect(await status(session, t.id)).toBe(provider === 'wechat' ? 'expired' : 'credited');
+    expect(await balance(accountId)).toBe(provider === 'wechat' ? 0 : 7_000_000);
+  });
+
+  it('ends an order the payer opened but did not pay once the provider reports it closed', async () => {
+    const { session } = await consoleAccount(api, 0);
+    const t = await createTopUp(session, provider, 35);
+    await simControl('POST', '/scan', { vendor: provider, out_trade_no: t.id });
+    await age(t, 15 * 60 + 3 * 60);
+    // a scanned trade: the provider closes it itself at its time (WeChat Pay answers a close
+    // with 400 ORDER_CLOSED); Alipay's scanned trade is closed by our close
+    expect(await reconcile()).toMatchObject({ failed: 0 });
+    expect(await status(session, t.id)).toBe('expired');
+    expect((await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id })).status).toBe(409);
+  });
+
+  it('credits a late payment the provider reports for an order that had expired (the rule for late payments)', async () => {
+    const { session, accountId } = await consoleAccount(api, 0);
+    const t = await createTopUp(session, provider, 35);
+    await age(t, 15 * 60 + 3 * 60);
+    await reconcile();
+    expect(await status(session, t.id)).toBe('expired');
+    // the provider took the money anyway (a payer already in the cashier): its notification
+    await expectAccepted(provider, await notify(provider, build(t)));
+    expect(await status(session, t.id)).toBe('credited');
+    expect(await balance(accountId)).toBe(7_000_000);
   });
 });
 

@@ -146,6 +146,8 @@ export function createAlipayProvider(config: AlipayConfig): QrPaymentProvider {
 
   return {
     name: 'alipay',
+    // the validity is sent in whole minutes, rounded up; and a minute of clock skew
+    codeGraceMs: 2 * 60_000,
 
     async createQr(order) {
       const r = await call(
@@ -189,10 +191,12 @@ export function createAlipayProvider(config: AlipayConfig): QrPaymentProvider {
 
     async close(orderId) {
       const r = await call('alipay.trade.close', { out_trade_no: orderId });
-      if (r.code === '10000') return true;
-      // never scanned: nothing exists to pay, and the QR code expires at time_expire
-      if (r.code === '40004' && r.sub_code === 'ACQ.TRADE_NOT_EXIST') return true;
-      if (r.code === '40004' && r.sub_code === 'ACQ.TRADE_STATUS_ERROR') return false;
+      if (r.code === '10000') return 'closed';
+      // never scanned: no trade to close, but the code stays payable until its own validity ends
+      // (qr_code_timeout_express); the caller keeps asking until then
+      if (r.code === '40004' && r.sub_code === 'ACQ.TRADE_NOT_EXIST') return 'absent';
+      // paid or finished (a closed trade is reported closed by the query before any close)
+      if (r.code === '40004' && r.sub_code === 'ACQ.TRADE_STATUS_ERROR') return 'paid';
       throw failure('alipay.trade.close', r);
     },
 

@@ -16,8 +16,10 @@ export interface TopUpReconcileResult {
 /**
  * The fallback for lost notifications and the end of unpaid orders: every order still `created`
  * after `afterMs` is queried at its provider; a paid one is settled as its notification would have
- * been (settleTopUpPayment); an unpaid one past `expires_at` is closed at the provider, then marked
- * `expired` (if the provider answers that it was paid meanwhile, the next pass credits it).
+ * been (settleTopUpPayment); an unpaid one past `expires_at` is closed at the provider and marked
+ * `expired` once its code can no longer be paid (if the provider answers that it was paid
+ * meanwhile, the next pass credits it; a code it has no trade for stays open until its validity is
+ * surely over, `codeGraceMs` after `expires_at`).
  */
 export async function reconcileTopUpOrders(
   db: Db,
@@ -59,8 +61,8 @@ export async function reconcileTopUpOrders(
 /**
  * Asks the provider about one order still `created`: a payment is settled by the rule every report
  * follows (settleTopUpPayment: credited once with the order's amount, held for an operator with
- * another), and with `closeIfExpired` closes it at the provider
- * past `expires_at`, then marks it `expired`. Returns what happened.
+ * another), and with `closeIfExpired` closes it at the provider past `expires_at` and marks it
+ * `expired` once its code can no longer be paid. Returns what happened.
  */
 export async function syncTopUpOrder(
   db: Db,
@@ -75,10 +77,15 @@ export async function syncTopUpOrder(
       opts.logger?.info({ orderId: order.id, provider: order.provider }, 'top-up credited after a query');
     return outcome;
   }
-  if (opts.closeIfExpired && order.expiresAt.getTime() <= Date.now() && (await provider.close(order.id))) {
-    if (!(await closeTopUpOrder(db, order.id, 'expired'))) return 'unchanged';
-    opts.metrics?.topUpOrders.inc({ provider: order.provider, outcome: 'expired' });
-    return 'expired';
-  }
-  return 'unchanged';
+  if (!opts.closeIfExpired || order.expiresAt.getTime() > Date.now()) return 'unchanged';
+  // past its expiry the order ends only once its code can no longer be paid: closed at the
+  // provider (or reported closed), or, for a code the provider has no trade for, once the
+  // validity it was given is surely over; until then it stays open and is queried again
+  const outcome = state.state === 'closed' ? 'closed' : await provider.close(order.id);
+  const dead =
+    outcome === 'closed' ||
+    (outcome === 'absent' && Date.now() >= order.expiresAt.getTime() + provider.codeGraceMs);
+  if (!dead || !(await closeTopUpOrder(db, order.id, 'expired'))) return 'unchanged';
+  opts.metrics?.topUpOrders.inc({ provider: order.provider, outcome: 'expired' });
+  return 'expired';
 }

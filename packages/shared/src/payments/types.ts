@@ -14,6 +14,14 @@ export interface ProviderTradeState {
   raw?: unknown;
 }
 
+/**
+ * What closing an order did: `closed` (it can no longer be paid), `paid` (the provider took the
+ * money: query and credit it), `open` (not closable now, e.g. the payer is entering the password:
+ * try again later), `absent` (the provider has no trade: an Alipay code never scanned, payable
+ * until the validity it was given ends).
+ */
+export type CloseOutcome = 'closed' | 'paid' | 'open' | 'absent';
+
 /** A notification whose signature and sender were verified; the order checks remain. */
 export interface VerifiedNotification {
   /** our order id (out_trade_no) */
@@ -71,8 +79,14 @@ export interface QrPaymentProvider extends PaymentProvider<VerifiedNotification>
     notifyUrl: string;
   }): Promise<{ qrCode: string }>;
   query(orderId: string): Promise<ProviderTradeState>;
-  /** closes an unpaid order; resolves false when the provider reports it paid (not closable) */
-  close(orderId: string): Promise<boolean>;
+  /** closes an unpaid order; what the provider answered (CloseOutcome) */
+  close(orderId: string): Promise<CloseOutcome>;
+  /**
+   * How long after the order's `expires_at` the provider may still take a payment for a code it
+   * says does not exist (`absent`): the rounding of the validity it was given, and clock skew
+   * between it and us. Until then an order whose close answers `absent` stays open and is queried.
+   */
+  readonly codeGraceMs: number;
   /**
    * Verifies a notification: signature with the provider's key, freshness, and our own merchant
    * identity (app id / mchid). Throws PaymentVerificationError; never reads an unverified field.

@@ -268,6 +268,8 @@ export function createWechatPayProvider(config: WechatPayConfig): WechatPayProvi
 
   return {
     name: 'wechat',
+    // time_expire is exact to the second: a minute of clock skew
+    codeGraceMs: 60_000,
 
     async createQr(order) {
       const r = await call('POST', '/v3/pay/transactions/native', {
@@ -304,8 +306,11 @@ export function createWechatPayProvider(config: WechatPayConfig): WechatPayProvi
       const r = await call('POST', `/v3/pay/transactions/out-trade-no/${encodeURIComponent(orderId)}/close`, {
         mchid: config.mchid,
       });
-      if (r.status === 204 || r.status === 200) return true;
-      if (r.json.code === 'ORDERPAID') return false;
+      if (r.status === 204 || r.status === 200) return 'closed';
+      if (r.json.code === 'ORDERPAID') return 'paid';
+      if (r.json.code === 'ORDER_CLOSED') return 'closed';
+      // the payer is paying (password entry): not closable now
+      if (r.status === 202 || r.json.code === 'USERPAYING') return 'open';
       throw failure('close', r);
     },
 
