@@ -21,6 +21,7 @@ const throttled = () =>
 function takeQuery(state: SimState, key: string, now: number): void {
   if (state.queryLimiter.tryTake(key, now)) return;
   state.counters.video.query_throttled += 1;
+  state.countQuery(key, 'throttled', now);
   throw throttled();
 }
 
@@ -70,6 +71,7 @@ export function register(router: Router, state: SimState): void {
     const now = Date.now();
     takeQuery(state, key, now);
     state.counters.video.listed += 1;
+    state.countQuery(key, 'listed', now);
     res.json(listTasks(state, key, req.query as Record<string, unknown>, now));
   });
 
@@ -81,6 +83,7 @@ export function register(router: Router, state: SimState): void {
     const taskId = req.params.taskId;
     const task = state.tasks.get(taskId, now);
     state.counters.video.queried += 1;
+    state.countQuery(key, 'queried', now, task !== undefined && task.apiKey !== key);
     if (!task) {
       res.json({ request_id: dashscopeRequestId(), output: { task_id: taskId, task_status: 'UNKNOWN' } });
       return;

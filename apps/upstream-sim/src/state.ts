@@ -53,8 +53,30 @@ function zeroCounters() {
 
 export type SimCounters = ReturnType<typeof zeroCounters>;
 
-/** Counters as the control API shows them; `video.running` is the number of unfinished tasks now. */
-export type SimStats = Omit<SimCounters, 'video'> & { video: SimCounters['video'] & { running: number } };
+/** One key's use of the task APIs (query, list, cancel), which share its queries-per-second budget. */
+export interface KeyQueries {
+  /** one-task queries answered */
+  queried: number;
+  /** task lists answered */
+  listed: number;
+  /** queries refused with 429 */
+  throttled: number;
+  /** one-task queries of a task another key submitted */
+  foreign: number;
+  /** the most queries answered in one calendar second */
+  peak_qps: number;
+}
+
+/** A key as the control API names it: its last six characters, never the whole key. */
+export const keyLabel = (key: string) => (key.length > 8 ? `…${key.slice(-6)}` : key);
+
+/**
+ * Counters as the control API shows them; `video.running` is the number of unfinished tasks now,
+ * `video.by_key` each key's use of the task APIs (by keyLabel).
+ */
+export type SimStats = Omit<SimCounters, 'video'> & {
+  video: SimCounters['video'] & { running: number; by_key: Record<string, KeyQueries> };
+};
 
 /**
  * Everything the simulator remembers, in memory: tasks, counters, injected faults, planned outcomes,
@@ -72,6 +94,7 @@ export class SimState {
   /** null = any non-empty key is accepted */
   readonly acceptedKeys: ReadonlySet<string> | null;
   counters: SimCounters = zeroCounters();
+  private keyQueries = new Map<string, KeyQueries & { second: number; inSecond: number }>();
   timing: VideoTiming;
   videoMedia: VideoMediaSettings = defaultVideoMedia();
   /** the seconds a successful task's `usage.duration` reports; null = the duration asked for */
@@ -153,10 +176,32 @@ export class SimState {
     return taken;
   }
 
+  /** Counts a use of the task APIs by `key` (see KeyQueries). */
+  countQuery(key: string, kind: 'queried' | 'listed' | 'throttled', now: number, foreign = false): void {
+    let q = this.keyQueries.get(key);
+    if (!q) {
+      q = { queried: 0, listed: 0, throttled: 0, foreign: 0, peak_qps: 0, second: 0, inSecond: 0 };
+      this.keyQueries.set(key, q);
+    }
+    q[kind] += 1;
+    if (foreign) q.foreign += 1;
+    if (kind === 'throttled') return;
+    const second = Math.floor(now / 1000);
+    if (second !== q.second) {
+      q.second = second;
+      q.inSecond = 0;
+    }
+    q.inSecond += 1;
+    q.peak_qps = Math.max(q.peak_qps, q.inSecond);
+  }
+
   stats(now: number): SimStats {
     const c = this.counters;
+    const byKey = Object.fromEntries(
+      [...this.keyQueries].map(([key, { second: _s, inSecond: _i, ...q }]) => [keyLabel(key), q]),
+    );
     return {
-      video: { ...c.video, running: this.tasks.runningTotal(now) },
+      video: { ...c.video, running: this.tasks.runningTotal(now), by_key: byKey },
       image_edit: { ...c.image_edit },
       ark_images: { ...c.ark_images },
     };
@@ -165,6 +210,7 @@ export class SimState {
   /** Back to start-up state: counters, tasks, faults, plans, rate windows, timing and limits. */
   reset(): void {
     this.counters = zeroCounters();
+    this.keyQueries.clear();
     this.tasks.clear();
     this.faults.clear();
     this.outcomes = [];

@@ -54,6 +54,9 @@ describe('control API', () => {
         query_throttled: 0,
         canceled: 1,
         running: 1,
+        by_key: {
+          '…m-test': { queried: 2, listed: 0, throttled: 0, foreign: 0, peak_qps: expect.any(Number) },
+        },
       },
       image_edit: { calls: 0, images: 0, rejected: 0 },
       ark_images: { calls: 1, images: 3, failed_items: 0, rejected: 1 },
@@ -81,6 +84,7 @@ describe('control API', () => {
       query_throttled: 0,
       canceled: 0,
       running: 0,
+      by_key: { '…m-test': { queried: 1, listed: 0, throttled: 0, foreign: 0, peak_qps: 1 } },
     });
     expect((await get(sim, '/faults')).body).toEqual({ faults: [] });
     expect((await get(sim, '/video-outcomes')).body).toEqual({ planned: [] });

@@ -98,6 +98,24 @@ describe('task query rate (Throttling.RateQuota)', () => {
     });
   });
 
+  it("reports each key's queries, lists, refusals, queries of other keys' tasks and busiest second, by the key's last six characters", async () => {
+    await call(sim.base, 'POST', '/_control/reset', { key: CONTROL_TOKEN });
+    const mine = (await submitVideo(sim.base, videoBody(), 'sk-sim-key-aaaaaa')).body.output.task_id;
+    const theirs = (await submitVideo(sim.base, videoBody(), 'sk-sim-key-bbbbbb')).body.output.task_id;
+    const query = (id: string, key: string) => call(sim.base, 'GET', `/api/v1/tasks/${id}`, { key });
+    expect((await query(mine, 'sk-sim-key-aaaaaa')).status).toBe(200);
+    expect((await query(theirs, 'sk-sim-key-aaaaaa')).status).toBe(200);
+    expect((await list(sim, '', 'sk-sim-key-aaaaaa')).status).toBe(200);
+    expect((await query(theirs, 'sk-sim-key-bbbbbb')).status).toBe(200);
+    const byKey = (await stats(sim)).video.by_key;
+    expect(Object.keys(byKey).sort()).toEqual(['…aaaaaa', '…bbbbbb']);
+    expect(byKey['…aaaaaa']).toMatchObject({ queried: 2, listed: 1, throttled: 0, foreign: 1 });
+    expect(byKey['…aaaaaa'].peak_qps).toBeGreaterThanOrEqual(1);
+    expect(byKey['…bbbbbb']).toMatchObject({ queried: 1, listed: 0, foreign: 0 });
+    await call(sim.base, 'POST', '/_control/reset', { key: CONTROL_TOKEN });
+    expect((await stats(sim)).video.by_key).toEqual({});
+  });
+
   it('is off at 0 and changes through the control API', async () => {
     await control(sim.base, '/limits', { dashscopeQueryQps: 0 });
     for (let i = 0; i < 30; i++) expect((await list(sim, '')).status).toBe(200);
