@@ -61,8 +61,10 @@ describe('PollBudget.acquire (every query, fleet-wide)', () => {
     const budget = new PollBudget(
       redis,
       testQueuePrefix(),
-      { queriesPerSecond: 20, plannedShare: 1, headroom: 0 },
-      { sleep: (ms) => new Promise((r) => setTimeout(r, ms + 40)), metrics },
+      // slots 500 ms apart, so the second acquire always waits (unless the test itself lags 500 ms),
+      // and every wait overslept by 300 ms: more than half a slot late
+      { queriesPerSecond: 2, plannedShare: 1, headroom: 0 },
+      { sleep: (ms) => new Promise((r) => setTimeout(r, ms + 300)), metrics },
     );
     await budget.acquire('ch', 5_000);
     // the first acquire waits nothing (its slot is now); each later one oversleeps every wait
@@ -85,12 +87,16 @@ describe('PollBudget.acquire (every query, fleet-wide)', () => {
   it('does not wait for a slot beyond maxWaitMs: it answers the wait and reserves nothing', async () => {
     const prefix = testQueuePrefix();
     const budget = new PollBudget(redis, prefix, { queriesPerSecond: 2, plannedShare: 1, headroom: 0 });
+    const first = performance.now();
     expect(await budget.acquire('ch', 0)).toBe(0);
+    // the next slot is 500 ms after the first: the wait is what is left of that (however slow the calls)
     const wait = await budget.acquire('ch', 100);
-    expect(wait).toBeGreaterThan(300);
+    expect(wait).toBeGreaterThan(500 - (performance.now() - first) - 60);
     expect(wait).toBeLessThanOrEqual(500);
-    // nothing was reserved: the next slot is still about 500 ms after the first
-    expect(await budget.acquire('ch', 100)).toBeGreaterThan(300);
+    // nothing was reserved: the next slot is still 500 ms after the first
+    const again = await budget.acquire('ch', 100);
+    expect(again).toBeGreaterThan(500 - (performance.now() - first) - 60);
+    expect(again).toBeLessThanOrEqual(wait);
     // another channel has its own budget
     expect(await budget.acquire('other', 0)).toBe(0);
   });
