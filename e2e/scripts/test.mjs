@@ -11,7 +11,7 @@ const dir = path.resolve(import.meta.dirname, '..');
 const CLUSTER = 'test/k8s-cluster\\.test\\.ts';
 const args = process.argv.slice(2);
 const jest = (extra, env = {}) =>
-  spawnSync('pnpm', ['exec', 'jest', ...extra, ...args], {
+  spawnSync(path.join(dir, 'node_modules', '.bin', 'jest'), [...extra, ...args], {
     cwd: dir,
     stdio: 'inherit',
     env: { ...process.env, ...env },
