@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import {
   alipayTime,
   fenToYuan,
@@ -55,14 +56,23 @@ export function alipayGateway(ctx: SimContext): Router {
   const router = express.Router();
   const { alipay, stats } = ctx;
 
-  router.post('/gateway.do', express.urlencoded({ extended: false, limit: '64kb' }), (req, res) => {
+  // page methods (alipay.trade.wap.pay) come from the payer's browser, by GET or a posted form
+  router.all('/gateway.do', express.urlencoded({ extended: false, limit: '64kb' }), (req, res) => {
     stats.alipay.requests += 1;
     const params: Record<string, string> = {};
     for (const [k, v] of Object.entries({ ...(req.query as object), ...((req.body as object) ?? {}) })) {
       if (typeof v === 'string') params[k] = v;
     }
     const method = params.method ?? '';
-    const send = (body: string) => res.status(200).type('application/json; charset=utf-8').send(body);
+    const page = method === 'alipay.trade.wap.pay';
+    // a page method's errors are shown to the payer as Alipay's error page
+    const send = (body: string) =>
+      page
+        ? res
+            .status(200)
+            .type('text/html; charset=utf-8')
+            .send(`<!doctype html><title>支付宝</title><pre>${escapeHtml(body)}</pre>`)
+        : res.status(200).type('application/json; charset=utf-8').send(body);
     /** a gateway error before the app is known: `error_response`, unsigned */
     const gatewayError = (code: string, msg: string, subCode: string, subMsg: string) => {
       stats.alipay.refused += 1;
@@ -131,7 +141,8 @@ export function alipayGateway(ctx: SimContext): Router {
     const notExist = () => fail(FAIL.code, FAIL.msg, 'ACQ.TRADE_NOT_EXIST', '交易不存在');
     const invalid = (what: string) => fail(FAIL.code, FAIL.msg, 'ACQ.INVALID_PARAMETER', `参数无效: ${what}`);
 
-    if (method === 'alipay.trade.precreate') {
+    if (method === 'alipay.trade.precreate' || page) {
+      if (page && biz.product_code !== 'QUICK_WAP_WAY') return invalid('product_code');
       const amountFen = yuanToFen(String(biz.total_amount ?? ''));
       if (!outTradeNo || outTradeNo.length > 64) return invalid('out_trade_no');
       if (!amountFen || amountFen > 10_000_000_000) return invalid('total_amount');
@@ -163,7 +174,8 @@ export function alipayGateway(ctx: SimContext): Router {
         order ??
         createOrder({
           vendor: 'alipay',
-          channel: 'qr',
+          channel: page ? 'mobile' : 'qr',
+          returnUrl: params.return_url,
           outTradeNo,
           amountFen,
           subject: biz.subject,
@@ -173,6 +185,11 @@ export function alipayGateway(ctx: SimContext): Router {
           timeExpireAt,
         });
       ctx.orders.set(orderKey('alipay', outTradeNo), created);
+      // the mobile cashier: the payer's browser goes on to the pay page
+      if (page) {
+        created.payToken ??= randomBytes(16).toString('hex');
+        return res.redirect(303, `/_pay/alipay/${created.payToken}`);
+      }
       return answer({
         code: '10000',
         msg: 'Success',
@@ -277,8 +294,11 @@ export function alipayGateway(ctx: SimContext): Router {
 
 const METHODS = new Set([
   'alipay.trade.precreate',
+  'alipay.trade.wap.pay',
   'alipay.trade.query',
   'alipay.trade.close',
   'alipay.trade.refund',
   'alipay.trade.fastpay.refund.query',
 ]);
+
+export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -9,6 +9,7 @@ import { type SimContext, settleOrder } from './context';
 import { controlApi } from './control';
 import { createNotifier } from './notify';
 import { rateLimiter, type SimOrder } from './orders';
+import { payPages } from './pay-pages';
 import { wechatApi, wechatTransaction } from './wechat-api';
 
 export { type PaySimConfig, paySimEnvSchema } from './config';
@@ -116,6 +117,7 @@ export function buildPaymentSim(config: PaySimConfig, logger?: Logger): { app: E
   app.use(alipayGateway(ctx));
   app.use('/v3', wechatApi(ctx));
   app.use('/_control', controlApi(ctx));
+  app.use('/_pay', payPages(ctx));
   app.use((req, res) => {
     res.status(404).json({ code: 'NOT_FOUND', message: `Unknown route: ${req.method} ${req.path}` });
   });

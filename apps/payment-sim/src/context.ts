@@ -108,3 +108,18 @@ export function recordRefund(
   ctx.notifier.send(order, 'refund', r);
   return r;
 }
+
+/** Why the order cannot be paid now, or null when it can. */
+export function notPayable(order: SimOrder): string | null {
+  return order.status !== 'WAIT' || Date.now() > payableUntil(order)
+    ? `order is ${order.status}${order.status === 'WAIT' ? ' (its code expired)' : ''}`
+    : null;
+}
+
+/** The payer pays (scanning first if not yet); the vendor then notifies unless `notify` is false. */
+export function payOrder(ctx: Pick<SimContext, 'notifier'>, order: SimOrder, notify = true): void {
+  order.scannedAt ??= Date.now();
+  order.status = 'PAID';
+  order.paidAt = Date.now();
+  if (notify) ctx.notifier.send(order, 'paid');
+}

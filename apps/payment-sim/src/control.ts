@@ -1,7 +1,7 @@
 import { createPrivateKey } from 'node:crypto';
 import { bearerMatches } from '@mediagate/shared/metrics';
 import express, { type RequestHandler, type Router } from 'express';
-import { orderKey, recordRefund, type SimContext } from './context';
+import { notPayable, orderKey, payOrder, recordRefund, type SimContext } from './context';
 import { newPlatformCertificate } from './keys';
 import { ageOrder, payableUntil, refundedFen, type SimOrder, type Vendor } from './orders';
 
@@ -37,10 +37,6 @@ export function controlApi(ctx: SimContext): Router {
     const order = ctx.orders.get(orderKey(vendor as Vendor, String(no)));
     return order ? ctx.settle(order) : undefined;
   };
-  const notPayable = (order: SimOrder) =>
-    order.status !== 'WAIT' || Date.now() > payableUntil(order)
-      ? `order is ${order.status}${order.status === 'WAIT' ? ' (its code expired)' : ''}`
-      : null;
 
   /** the payer scans the code (Alipay creates the trade; WeChat Pay shows the order): `{vendor, out_trade_no}` */
   control.post('/scan', (req, res) => {
@@ -57,10 +53,7 @@ export function controlApi(ctx: SimContext): Router {
     if (!order) return void res.status(404).json({ error: 'no such order' });
     const why = notPayable(order);
     if (why) return void res.status(409).json({ error: why });
-    order.scannedAt ??= Date.now();
-    order.status = 'PAID';
-    order.paidAt = Date.now();
-    if ((req.body as { notify?: boolean }).notify !== false) ctx.notifier.send(order, 'paid');
+    payOrder(ctx, order, (req.body as { notify?: boolean }).notify !== false);
     res.json(view(order));
   });
   /** the order as if placed `seconds` earlier: `{vendor, out_trade_no, seconds}` */
@@ -130,7 +123,7 @@ export function controlApi(ctx: SimContext): Router {
  * The control API marks orders paid: only with `Authorization: Bearer <token>` (401 otherwise),
  * and not at all while no token is configured (403).
  */
-function requireControlToken(token: string | undefined, variable: string): RequestHandler {
+export function requireControlToken(token: string | undefined, variable: string): RequestHandler {
   return (req, res, next) => {
     if (!token) {
       return void res

@@ -43,6 +43,8 @@ export interface SimOrder {
   notifyUrl: string;
   /** where the payer returns after paying on a phone (Alipay return_url, WeChat H5 redirect_url) */
   returnUrl?: string;
+  /** the secret part of the mobile pay page's address (Alipay's cashier, WeChat Pay's H5 page) */
+  payToken?: string;
   createdAt: number;
   /**
    * Until when the code (Alipay: before a scan) can be scanned: Alipay's qr_code_timeout_express
@@ -91,6 +93,7 @@ export function createOrder(fields: {
     subject: fields.subject,
     notifyUrl: fields.notifyUrl,
     returnUrl: fields.returnUrl,
+    payToken: fields.channel === 'mobile' ? randomBytes(16).toString('hex') : undefined,
     createdAt: now,
     codeExpiresAt: now + (fields.codeTtlMs ?? TWO_HOURS),
     tradeTimeoutMs: fields.tradeTimeoutMs,

@@ -159,12 +159,20 @@ export function wechatApi(ctx: SimContext): Router {
     return null;
   }
 
-  wx.post('/pay/transactions/native', (req, res) => {
-    const signer = accept(req, res, 'native');
+  /** Native (a QR code) and H5 (a pay page on the phone's browser) orders: the same checks and order. */
+  const place = (channel: 'qr' | 'mobile') => (req: Request, res: Response) => {
+    const signer = accept(req, res, channel === 'qr' ? 'native' : 'h5');
     if (!signer) return;
     const b = json(req);
     const param = (message: string) => send(res, signer, 400, { code: 'PARAM_ERROR', message });
     if (!b) return param('body is not JSON');
+    if (channel === 'mobile') {
+      const scene = b.scene_info as { payer_client_ip?: unknown; h5_info?: { type?: unknown } } | undefined;
+      if (typeof scene?.payer_client_ip !== 'string' || !scene.payer_client_ip) {
+        return param('scene_info.payer_client_ip');
+      }
+      if (typeof scene.h5_info?.type !== 'string') return param('scene_info.h5_info.type');
+    }
     if (b.mchid !== wechat.mchid || b.appid !== wechat.appid) {
       return send(res, signer, 400, { code: 'PARAM_ERROR', message: 'mchid/appid do not match' });
     }
@@ -208,7 +216,7 @@ export function wechatApi(ctx: SimContext): Router {
       existing ??
       createOrder({
         vendor: 'wechat',
-        channel: 'qr',
+        channel,
         outTradeNo: b.out_trade_no,
         amountFen: amount.total,
         subject: b.description,
@@ -216,8 +224,16 @@ export function wechatApi(ctx: SimContext): Router {
         timeExpireAt,
       });
     ctx.orders.set(key, order);
-    send(res, signer, 200, { code_url: `weixin://wxpay/bizpayurl?pr=${order.tradeId.slice(-10)}` });
-  });
+    if (channel === 'qr') {
+      return send(res, signer, 200, { code_url: `weixin://wxpay/bizpayurl?pr=${order.tradeId.slice(-10)}` });
+    }
+    // the merchant appends &redirect_url=... and sends the payer's browser there
+    send(res, signer, 200, {
+      h5_url: `${req.protocol}://${req.get('host')}/_pay/wechat/${order.payToken}?prepay_id=wx${order.tradeId.slice(-16)}`,
+    });
+  };
+  wx.post('/pay/transactions/native', place('qr'));
+  wx.post('/pay/transactions/h5', place('mobile'));
 
   wx.get('/pay/transactions/out-trade-no/:no', (req, res) => {
     const signer = accept(req, res, 'query');

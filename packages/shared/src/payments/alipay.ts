@@ -169,6 +169,28 @@ export function createAlipayProvider(config: AlipayConfig): QrPaymentProvider {
       return { qrCode: r.qr_code };
     },
 
+    async createMobilePayment(order) {
+      // a page method: the signed gateway URL is opened by the payer's browser (Alipay's cashier)
+      const biz = {
+        out_trade_no: order.id,
+        total_amount: fenToYuan(order.amountFen),
+        subject: order.subject,
+        product_code: 'QUICK_WAP_WAY',
+        // the absolute end: the order's, whatever the payer does in between
+        time_expire: alipayTime(order.expiresAt),
+      };
+      try {
+        const payUrl = sdk.pageExec('alipay.trade.wap.pay', 'GET', {
+          bizContent: biz,
+          returnUrl: order.returnUrl,
+          notifyUrl: order.notifyUrl,
+        });
+        return { payUrl };
+      } catch (err) {
+        throw new PaymentProviderError('alipay', `alipay.trade.wap.pay failed: ${(err as Error).message}`);
+      }
+    },
+
     async query(orderId) {
       const r = await call('alipay.trade.query', { out_trade_no: orderId });
       // A precreated order becomes a trade only once scanned: until then it does not exist.

@@ -42,7 +42,10 @@ export function createDevPaymentProvider(secret: string, toleranceSeconds: numbe
       );
       const at = Number(parts.t);
       if (!Number.isInteger(at) || !/^[0-9a-f]{64}$/.test(parts.v1 ?? '')) {
-        throw new PaymentVerificationError(`Missing or malformed ${DEV_SIGNATURE_HEADER} header.`, 'signature');
+        throw new PaymentVerificationError(
+          `Missing or malformed ${DEV_SIGNATURE_HEADER} header.`,
+          'signature',
+        );
       }
       if (Math.abs(Date.now() / 1000 - at) > toleranceSeconds) {
         throw new PaymentVerificationError(

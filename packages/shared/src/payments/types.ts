@@ -78,6 +78,20 @@ export interface QrPaymentProvider extends PaymentProvider<VerifiedNotification>
     expiresAt: Date;
     notifyUrl: string;
   }): Promise<{ qrCode: string }>;
+  /**
+   * places the order for a payer on a phone (Alipay's mobile-web payment, WeChat Pay H5): returns
+   * the URL the payer's browser opens; after paying, the provider sends the payer to `returnUrl`
+   */
+  createMobilePayment(order: {
+    id: string;
+    amountFen: number;
+    subject: string;
+    expiresAt: Date;
+    notifyUrl: string;
+    /** the payer's IP address, as WeChat Pay H5 requires it */
+    payerIp: string;
+    returnUrl: string;
+  }): Promise<{ payUrl: string }>;
   query(orderId: string): Promise<ProviderTradeState>;
   /** closes an unpaid order; what the provider answered (CloseOutcome) */
   close(orderId: string): Promise<CloseOutcome>;

@@ -285,6 +285,22 @@ export function createWechatPayProvider(config: WechatPayConfig): WechatPayProvi
       return { qrCode: r.json.code_url };
     },
 
+    async createMobilePayment(order) {
+      const r = await call('POST', '/v3/pay/transactions/h5', {
+        appid: config.appid,
+        mchid: config.mchid,
+        description: order.subject,
+        out_trade_no: order.id,
+        time_expire: wechatTime(order.expiresAt),
+        notify_url: order.notifyUrl,
+        amount: { total: order.amountFen, currency: 'CNY' },
+        scene_info: { payer_client_ip: order.payerIp, h5_info: { type: 'Wap' } },
+      });
+      if (r.status !== 200 || typeof r.json.h5_url !== 'string') throw failure('H5 order', r);
+      // WeChat Pay sends the payer back to redirect_url once the payment is done
+      return { payUrl: `${r.json.h5_url}&redirect_url=${encodeURIComponent(order.returnUrl)}` };
+    },
+
     async query(orderId) {
       const path = `/v3/pay/transactions/out-trade-no/${encodeURIComponent(orderId)}?mchid=${encodeURIComponent(config.mchid)}`;
       const r = await call('GET', path);
