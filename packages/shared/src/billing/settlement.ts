@@ -2,7 +2,15 @@ import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Db } from '../db/client';
 import { usageRecords } from '../db/schema';
+import { sqlTemplate } from '../db/template';
 import { refundCall } from './ledger';
+
+/** The mark of a call settled, when it is not yet (the first settlement wins). */
+const markSettled = sqlTemplate<{ ref: string; accountId: string }>(
+  (p) => sql`update usage_records set settled_at = now()
+    where ref = ${p.ref} and account_id = ${p.accountId} and settled_at is null
+    returning id`,
+);
 
 /** What a settlement did: whether this caller settled the call, and what it gave back. */
 export interface Settlement {
@@ -30,13 +38,9 @@ export async function settleImageCall(
   );
   if (args.refundMicroUsd !== 'all' && args.refundMicroUsd <= 0) {
     // nothing to give back (every image delivered, the common case): the mark alone, one
-    // statement on its own (no transaction to open and commit)
-    const marked = await db
-      .update(usageRecords)
-      .set({ settledAt: sql`now()` })
-      .where(settled)
-      .returning({ id: usageRecords.id });
-    return { settled: marked.length > 0, refundedMicroUsd: 0 };
+    // statement on its own (no transaction to open and commit), rendered once
+    const { rows } = await markSettled(db, { ref: args.ref, accountId: args.accountId });
+    return { settled: rows.length > 0, refundedMicroUsd: 0 };
   }
   return db.transaction(async (tx) => {
     const [row] = await tx
