@@ -345,7 +345,7 @@ describeBrowser('the web console in a browser', () => {
     expect(limits.rows[0].rpm_limit).toBeNull();
     await page.getByLabel('Requests per minute').fill('');
 
-    await page.getByLabel('Amount (USD)').fill('20');
+    await page.getByLabel('Amount (USD)', { exact: true }).fill('20');
     // the memo's reference is not the bank's id of one transfer: refused in that field
     await page.getByLabel('Bank transaction id').fill(reference);
     await page.getByRole('button', { name: 'Credit' }).click();
@@ -618,6 +618,42 @@ describeBrowser('the web console in a browser', () => {
     await page.close();
   });
 
+  it("shows an operator the whole customer: ledger, top-ups, keys, tasks, a task's callbacks and the audit, by e-mail", async () => {
+    const email = USER.email.toLowerCase();
+    const page = await admin.newPage();
+    await page.goto(`${stack.apiUrl}/admin/tasks`);
+    // every task names its account by e-mail, and its id opens the task's page
+    await page.getByRole('link', { name: email }).first().waitFor();
+    await page.getByRole('link', { name: succeededTask }).click();
+    await page.waitForURL((u) => u.pathname === `/admin/tasks/${succeededTask}`);
+    await page.getByRole('heading', { name: succeededTask }).waitFor();
+    await page.getByRole('link', { name: email }).waitFor();
+    await page.getByRole('cell', { name: 'video.succeeded' }).waitFor();
+    await page.getByRole('cell', { name: 'Delivered' }).first().waitFor();
+    await screenshot(page, 'admin-task-callbacks');
+
+    await page.getByRole('link', { name: email }).click();
+    await page.getByRole('heading', { name: email }).waitFor();
+    // the bank transfer credited earlier is in the ledger, the QR top-up in the top-ups
+    const panel = page.getByRole('tabpanel');
+    await panel.getByText(/bank_transfer:WIRE-\d+/).waitFor();
+    await screenshot(page, 'admin-customer-ledger');
+    await page.getByRole('tab', { name: 'Top-ups' }).click();
+    await panel.getByText('Credited', { exact: true }).first().waitFor();
+    await panel.getByText('¥35').waitFor();
+    await page.getByRole('tab', { name: 'API keys' }).click();
+    await panel.getByText('default', { exact: true }).waitFor();
+    await page.getByRole('tab', { name: 'Tasks' }).click();
+    await panel.getByRole('link', { name: succeededTask }).waitFor();
+    await page.getByRole('tab', { name: 'Audit log' }).click();
+    await panel.getByText('Bank transfer credited').first().waitFor();
+    await screenshot(page, 'admin-customer-audit');
+    await page.setViewportSize(WIDTHS.phone);
+    await panel.getByText('Bank transfer credited').first().waitFor();
+    await screenshot(page, 'admin-customer-audit');
+    await page.close();
+  });
+
   it('resets a forgotten password with the e-mailed code, which signs out every session', async () => {
     const page = await (await browser.newContext({ viewport: WIDTHS.desktop })).newPage();
     await page.goto(`${stack.apiUrl}/forgot-password`);
@@ -659,6 +695,7 @@ describeBrowser('the web console in a browser', () => {
       '/admin/accounts',
       `/admin/accounts/${accountId}`,
       '/admin/tasks',
+      `/admin/tasks/${succeededTask}`,
       '/admin/queue-status',
       '/admin/webhook-endpoints',
       '/admin/audit',

@@ -1,6 +1,7 @@
 import type { Route } from './route';
 import * as adminAccounts from './routes/admin.accounts';
 import * as adminAudit from './routes/admin.audit';
+import * as adminCustomer from './routes/admin.customer';
 import * as adminQueues from './routes/admin.queues';
 import * as adminTasks from './routes/admin.tasks';
 import * as adminTransfers from './routes/admin.transfers';
@@ -89,6 +90,7 @@ export const routes: readonly Route[] = [
   // the operators' API
   adminAccounts.route,
   adminTasks.route,
+  adminCustomer.route,
   adminTransfers.route,
   adminQueues.route,
   adminAudit.route,

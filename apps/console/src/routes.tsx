@@ -55,9 +55,13 @@ export const routes = [
           { path: '/admin/accounts', lazy: page(() => import('./pages/admin/Accounts'), 'AccountsPage') },
           {
             path: '/admin/accounts/:accountId',
-            lazy: page(() => import('./pages/admin/AccountDetail'), 'AccountDetailPage'),
+            lazy: page(() => import('./pages/admin/account/AccountDetail'), 'AccountDetailPage'),
           },
-          { path: '/admin/tasks', lazy: page(() => import('./pages/admin/Tasks'), 'AdminTasksPage') },
+          { path: '/admin/tasks', lazy: page(() => import('./pages/admin/tasks/Tasks'), 'AdminTasksPage') },
+          {
+            path: '/admin/tasks/:taskId',
+            lazy: page(() => import('./pages/admin/tasks/TaskDetail'), 'AdminTaskDetailPage'),
+          },
           { path: '/admin/queue-status', lazy: page(() => import('./pages/admin/Queues'), 'QueuesPage') },
           {
             path: '/admin/webhook-endpoints',

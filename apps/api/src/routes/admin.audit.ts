@@ -1,3 +1,4 @@
+import { accountEmails } from '@mediagate/shared/accounts';
 import {
   AUDIT_ACTIONS,
   AUDIT_TARGET_TYPES,
@@ -33,6 +34,7 @@ export const auditEntrySchema = z
     operator: z.object({ id: z.string(), email: z.string() }),
     action: z.enum(AUDIT_ACTIONS),
     account_id: z.string().nullable(),
+    account_email: z.string().nullable().describe("the account's e-mail (null: no account, or it is gone)"),
     target_type: z.enum(AUDIT_TARGET_TYPES),
     target_id: z.string(),
     before: values.describe('the changed values before the action (API names and units)'),
@@ -42,7 +44,10 @@ export const auditEntrySchema = z
   })
   .meta({ id: 'AuditEntry' });
 
-export function auditEntryObject(row: AuditLogRow): z.infer<typeof auditEntrySchema> {
+export function auditEntryObject(
+  row: AuditLogRow,
+  emails: ReadonlyMap<string, string> = new Map(),
+): z.infer<typeof auditEntrySchema> {
   return {
     object: 'audit_entry',
     id: String(row.id),
@@ -50,6 +55,7 @@ export function auditEntryObject(row: AuditLogRow): z.infer<typeof auditEntrySch
     operator: { id: row.operatorId, email: row.operatorEmail },
     action: row.action as z.infer<typeof auditEntrySchema>['action'],
     account_id: row.accountId,
+    account_email: row.accountId ? (emails.get(row.accountId) ?? null) : null,
     target_type: row.targetType,
     target_id: row.targetId,
     before: (row.before as Record<string, unknown> | null) ?? null,
@@ -74,7 +80,11 @@ export function register(router: Router, deps: ApiDeps): void {
       beforeId: q.before === undefined ? undefined : Number(q.before),
       limit: q.limit,
     });
-    const data = page.rows.map(auditEntryObject);
+    const emails = await accountEmails(
+      deps.database.db,
+      page.rows.flatMap((r) => (r.accountId ? [r.accountId] : [])),
+    );
+    const data = page.rows.map((row) => auditEntryObject(row, emails));
     res.status(200).json({
       object: 'list',
       data,

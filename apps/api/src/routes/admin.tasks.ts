@@ -1,3 +1,4 @@
+import { accountEmails } from '@mediagate/shared/accounts';
 import { recordOperatorAction } from '@mediagate/shared/audit';
 import { listOf, toTaskObject, videoTaskObject } from '@mediagate/shared/contracts';
 import { ApiError } from '@mediagate/shared/errors';
@@ -9,6 +10,7 @@ import { auditActor } from '../audit';
 import type { ApiDeps } from '../deps';
 import { requireAdmin, sessionOf } from '../middleware/session';
 import { endpoints, type Route, type RouteContract } from '../route';
+import { adminTaskSchema } from './account-views';
 
 /** 9999-12-31T23:59:59Z: later seconds are no date (or not one Postgres stores) */
 const LATEST_UNIX_SECONDS = 253_402_300_799;
@@ -58,9 +60,14 @@ export function register(router: Router, deps: ApiDeps): void {
       afterId: q.after,
       limit: q.limit,
     });
+    const emails = await accountEmails(
+      deps.database.db,
+      page.rows.map((row) => row.accountId),
+    );
     const data = page.rows.map((row) => ({
       ...toTaskObject(row),
       account_id: row.accountId,
+      account_email: emails.get(row.accountId) ?? null,
       upstream_task_id: row.upstreamTaskId,
       upstream_channel: row.upstreamChannel,
     }));
@@ -96,20 +103,12 @@ export function register(router: Router, deps: ApiDeps): void {
   });
 }
 
-const adminTask = videoTaskObject
-  .extend({
-    account_id: z.string(),
-    upstream_task_id: z.string().nullable(),
-    upstream_channel: z.string().nullable(),
-  })
-  .meta({ id: 'AdminTask' });
-
 const op = endpoints({ tag: 'admin', auth: 'admin' });
 
 export const contracts: RouteContract[] = [
   op('GET /admin/api/tasks', 'Find tasks by status, age, model or account', {
     query: adminTasksQuery,
-    200: listOf(adminTask, 'AdminTaskList'),
+    200: listOf(adminTaskSchema, 'AdminTaskList'),
   }),
   op('POST /admin/api/tasks/:taskId/retry', 'Run a failed task again as a new task', {
     200: videoTaskObject,

@@ -1,5 +1,5 @@
 import { getAccountView } from '@mediagate/shared/accounts';
-import { listLedger, listUsage, spendByDayAndModel } from '@mediagate/shared/billing';
+import { listUsage, spendByDayAndModel } from '@mediagate/shared/billing';
 import { consoleObject } from '@mediagate/shared/contracts';
 import { ApiError } from '@mediagate/shared/errors';
 import type { Router } from 'express';
@@ -7,11 +7,9 @@ import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { requireSession, sessionOf } from '../middleware/session';
 import { endpoints, type Route, type RouteContract } from '../route';
+import { ledgerPage, ledgerPageSchema, ledgerQuery } from './account-views';
 import { cursorPage, pageQuery, toSeconds, unixSeconds, usd } from './console-views';
 
-export const ledgerQuery = pageQuery.extend({
-  kind: z.enum(['grant', 'topup', 'bonus', 'charge', 'refund', 'adjustment']).optional(),
-});
 export const usageQuery = pageQuery.extend({ model: z.string().trim().min(1).max(100).optional() });
 
 const validTimeZone = (tz: string) => {
@@ -81,22 +79,7 @@ export function register(router: Router, deps: ApiDeps): void {
 
   router.get('/ledger', requireSession(deps), async (req, res) => {
     const q = ledgerQuery.parse(req.query);
-    const page = await listLedger(db, sessionOf(req).accountId, q);
-    res.status(200).json({
-      object: 'list',
-      data: page.data.map((e) => ({
-        object: 'ledger_entry',
-        id: String(e.id),
-        kind: e.kind,
-        amount_usd: usd(e.amountMicroUsd),
-        amount_micro_usd: e.amountMicroUsd,
-        ref: e.ref,
-        reason: e.reason,
-        created_at: toSeconds(e.createdAt),
-      })),
-      has_more: page.hasMore,
-      next_cursor: page.nextCursor,
-    });
+    res.status(200).json(await ledgerPage(db, sessionOf(req).accountId, q));
   });
 
   router.get('/usage', requireSession(deps), async (req, res) => {
@@ -126,16 +109,6 @@ export function register(router: Router, deps: ApiDeps): void {
 }
 
 const balance = consoleObject('Balance', { balance_usd: z.number(), balance_micro_usd: z.number().int() });
-
-const ledgerEntry = consoleObject('LedgerEntry', {
-  id: z.string(),
-  kind: z.enum(['grant', 'topup', 'bonus', 'charge', 'refund', 'adjustment']),
-  amount_usd: z.number(),
-  amount_micro_usd: z.number().int(),
-  ref: z.string().nullable(),
-  reason: z.string().nullable(),
-  created_at: unixSeconds.nullable(),
-});
 
 const usageRecord = consoleObject('UsageRecord', {
   id: z.string(),
@@ -179,7 +152,7 @@ export const contracts: RouteContract[] = [
   op('GET /console/api/balance', 'Balance', { 200: balance }),
   op('GET /console/api/ledger', 'Ledger, newest first', {
     query: ledgerQuery,
-    200: cursorPage(ledgerEntry, 'LedgerPage'),
+    200: ledgerPageSchema,
   }),
   op('GET /console/api/usage', 'Usage log of billed calls, newest first', {
     query: usageQuery,

@@ -6,7 +6,7 @@ import {
   TooManyKeysError,
   updateToken,
 } from '@mediagate/shared/accounts';
-import { consoleObject, listOf } from '@mediagate/shared/contracts';
+import { consoleObject } from '@mediagate/shared/contracts';
 import { ApiError } from '@mediagate/shared/errors';
 import type { Router } from 'express';
 import { z } from 'zod';
@@ -16,6 +16,7 @@ import { announceKeyChange } from '../key-revocations';
 import { parseBody } from '../middleware/body';
 import { requireSession, sessionOf } from '../middleware/session';
 import { type ContractDeps, endpoints, type Route, type RouteContract } from '../route';
+import { tokenListSchema } from './account-views';
 import { tokenObject, tokenSchema } from './console-views';
 
 /** 9999-12-31T23:59:59Z */
@@ -165,7 +166,7 @@ export function contracts(deps: ContractDeps): RouteContract[] {
       body: createBody,
       201: createdTokenSchema,
     }),
-    op('GET /console/api/tokens', "The account's keys", { 200: listOf(tokenSchema, 'TokenList') }),
+    op('GET /console/api/tokens', "The account's keys", { 200: tokenListSchema }),
     op('PATCH /console/api/tokens/:id', 'Rename, disable, enable, or change limits', {
       body: patchBody,
       200: tokenSchema,

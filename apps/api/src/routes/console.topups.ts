@@ -1,9 +1,4 @@
-import {
-  bankTransferReference,
-  getTopUpOrder,
-  listTopUpOrders,
-  TopUpTooSmallError,
-} from '@mediagate/shared/billing';
+import { bankTransferReference, getTopUpOrder, TopUpTooSmallError } from '@mediagate/shared/billing';
 import { consoleObject } from '@mediagate/shared/contracts';
 import type { TopUpOrderRow } from '@mediagate/shared/db';
 import { ApiError } from '@mediagate/shared/errors';
@@ -22,7 +17,7 @@ import { parseBody } from '../middleware/body';
 import { requireSession, sessionOf } from '../middleware/session';
 import { topUpPolicy } from '../policies';
 import { endpoints, ok, type Route, type RouteContract } from '../route';
-import { cursorPage, toSeconds, usd } from './console-views';
+import { topUpListQuery, topUpObject, topUpObjectSchema, topUpPage, topUpPageSchema } from './account-views';
 
 export const createTopUpBody = z.strictObject({
   amount_cny: z
@@ -33,29 +28,6 @@ export const createTopUpBody = z.strictObject({
       message: 'must have at most 2 decimals',
     }),
   provider: z.enum(QR_PROVIDERS),
-});
-
-export const topUpListQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  before: z
-    .string()
-    .regex(/^top_[0-9A-Z]{26}$/, 'must be a next_cursor from a previous page')
-    .optional(),
-});
-
-export const topUpObjectSchema = consoleObject('TopUp', {
-  object: z.literal('topup'),
-  id: z.string(),
-  status: z.enum(['created', 'paid', 'credited', 'closed', 'expired']),
-  provider: z.enum(QR_PROVIDERS),
-  amount_cny: z.number(),
-  credit_usd: z.number(),
-  bonus_usd: z.number(),
-  qr_code: z.string().nullable().describe('the content to render as a QR code'),
-  expires_at: z.number().int(),
-  created_at: z.number().int(),
-  paid_at: z.number().int().nullable(),
-  credited_at: z.number().int().nullable(),
 });
 
 export const topUpOptionsSchema = consoleObject('TopUpOptions', {
@@ -71,23 +43,6 @@ export const topUpOptionsSchema = consoleObject('TopUpOptions', {
     account_number: z.string().nullable(),
   }),
 });
-
-export function topUpObject(o: TopUpOrderRow) {
-  return {
-    object: 'topup' as const,
-    id: o.id,
-    status: o.status,
-    provider: o.provider,
-    amount_cny: o.amountFen / 100,
-    credit_usd: usd(o.creditMicroUsd),
-    bonus_usd: usd(o.bonusMicroUsd),
-    qr_code: o.qrCode,
-    expires_at: toSeconds(o.expiresAt)!,
-    created_at: toSeconds(o.createdAt)!,
-    paid_at: toSeconds(o.paidAt),
-    credited_at: toSeconds(o.creditedAt),
-  };
-}
 
 /** The smallest CNY amount, to the fen, that credits `microUsd` at `rate` (what the limits are shown as). */
 const cny = (microUsd: number, rate: number) => Math.ceil((microUsd / 1_000_000) * rate * 100 - 1e-6) / 100;
@@ -211,13 +166,7 @@ export function register(router: Router, deps: ApiDeps): void {
 
   router.get('/topups', session, async (req, res) => {
     const q = topUpListQuery.parse(req.query);
-    const page = await listTopUpOrders(db, sessionOf(req).accountId, q);
-    res.status(200).json({
-      object: 'list',
-      data: page.data.map(topUpObject),
-      has_more: page.hasMore,
-      next_cursor: page.nextCursor,
-    });
+    res.status(200).json(await topUpPage(db, sessionOf(req).accountId, q));
   });
 }
 
@@ -244,7 +193,7 @@ export const contracts: RouteContract[] = [
   }),
   op('GET /console/api/topups', "The account's top-ups, newest first", {
     query: topUpListQuery,
-    200: cursorPage(topUpObjectSchema, 'TopUpList'),
+    200: topUpPageSchema,
   }),
 ];
 

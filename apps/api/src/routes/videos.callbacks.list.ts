@@ -1,10 +1,10 @@
-import { callbackDelivery, listOf } from '@mediagate/shared/contracts';
 import { listTaskDeliveries } from '@mediagate/shared/webhooks';
 import type { Router } from 'express';
 import type { ApiDeps } from '../deps';
 import type { AccountAuth } from '../middleware/account-auth';
 import { accountRoutes, endpoint } from '../route';
 import { ownVideoTask } from '../video-tasks';
+import { deliveryListSchema } from './account-views';
 import { toDeliveryObject } from './callback-views';
 
 /**
@@ -24,7 +24,7 @@ export function register(router: Router, deps: ApiDeps, auth: AccountAuth): void
 export const contract = endpoint(
   'GET /v1/videos/:taskId/callbacks',
   "A task's callback deliveries and their attempts",
-  { tag: 'callbacks', auth: 'apiKey', 200: listOf(callbackDelivery, 'CallbackDeliveryList') },
+  { tag: 'callbacks', auth: 'apiKey', 200: deliveryListSchema },
 );
 
 export const routes = accountRoutes(register, [contract], ["A task's callback deliveries and every attempt"]);

@@ -1069,7 +1069,8 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /** An account's QR top-ups, newest first */
+    get: operations['getAdminApiAccountsIdTopups'];
     put?: never;
     /** Credit a bank transfer (idempotent per reference) */
     post: operations['postAdminApiAccountsIdTopups'];
@@ -1124,6 +1125,74 @@ export interface paths {
     put?: never;
     /** Run a failed task again as a new task */
     post: operations['postAdminApiTasksTaskIdRetry'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/api/accounts/{id}/ledger': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An account's ledger, newest first */
+    get: operations['getAdminApiAccountsIdLedger'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/api/accounts/{id}/keys': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An account's API keys (never their secrets) */
+    get: operations['getAdminApiAccountsIdKeys'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/api/tasks/{taskId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One task of any account, with its account */
+    get: operations['getAdminApiTasksTaskId'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/api/tasks/{taskId}/callbacks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One task's callback deliveries and their attempts */
+    get: operations['getAdminApiTasksTaskIdCallbacks'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -1887,6 +1956,8 @@ export interface components {
         [key: string]: unknown;
       };
       account_id: string;
+      /** @description the account's e-mail (null: the account is gone) */
+      account_email: string | null;
       upstream_task_id: string | null;
       upstream_channel: string | null;
     };
@@ -1942,6 +2013,8 @@ export interface components {
         | 'queue.resume'
         | 'webhook_endpoint.enable';
       account_id: string | null;
+      /** @description the account's e-mail (null: no account, or it is gone) */
+      account_email: string | null;
       /** @enum {string} */
       target_type: 'account' | 'task' | 'queue' | 'webhook_endpoint';
       target_id: string;
@@ -4598,6 +4671,49 @@ export interface operations {
       };
     };
   };
+  getAdminApiAccountsIdTopups: {
+    parameters: {
+      query?: {
+        limit?: number;
+        before?: string;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TopUpList'];
+        };
+      };
+      /** @description no such account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   postAdminApiAccountsIdTopups: {
     parameters: {
       query?: never;
@@ -4751,6 +4867,170 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['VideoTask'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getAdminApiAccountsIdLedger: {
+    parameters: {
+      query?: {
+        limit?: number;
+        before?: string;
+        kind?: 'grant' | 'topup' | 'bonus' | 'charge' | 'refund' | 'adjustment';
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LedgerPage'];
+        };
+      };
+      /** @description no such account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getAdminApiAccountsIdKeys: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TokenList'];
+        };
+      };
+      /** @description no such account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getAdminApiTasksTaskId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        taskId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminTask'];
+        };
+      };
+      /** @description not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getAdminApiTasksTaskIdCallbacks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        taskId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CallbackDeliveryList'];
+        };
+      };
+      /** @description not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
         };
       };
       /** @description error (every non-2xx answer has this shape) */

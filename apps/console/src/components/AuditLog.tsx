@@ -63,27 +63,33 @@ export function AuditChange({ entry }: { entry: Pick<AuditEntry, 'before' | 'aft
   );
 }
 
-/** The target of an action, linked where the console has a page for it. */
+/** The target of an action, linked where the console has a page for it; an account by its e-mail. */
 function Target({ entry }: { entry: AuditEntry }) {
   const style = { wordBreak: 'break-all' as const };
-  if (entry.target_type === 'account')
-    return (
-      <Link to={`/admin/accounts/${entry.target_id}`} style={style}>
-        {entry.target_id}
-      </Link>
-    );
-  if (entry.target_type === 'task' && entry.account_id)
+  const accountId = entry.account_id ?? (entry.target_type === 'account' ? entry.target_id : null);
+  const account = accountId ? (
+    <Link to={`/admin/accounts/${accountId}`} style={style}>
+      {entry.account_email ?? accountId}
+    </Link>
+  ) : null;
+  if (entry.target_type === 'account') return account;
+  if (entry.target_type === 'task')
     return (
       <Space orientation="vertical" size={0}>
-        <Typography.Text code style={style}>
-          {entry.target_id}
-        </Typography.Text>
-        <Link to={`/admin/accounts/${entry.account_id}`} style={style}>
-          {entry.account_id}
+        <Link to={`/admin/tasks/${entry.target_id}`} style={style}>
+          <Typography.Text code style={style}>
+            {entry.target_id}
+          </Typography.Text>
         </Link>
+        {account}
       </Space>
     );
-  return <Typography.Text style={style}>{entry.target_id}</Typography.Text>;
+  return (
+    <Space orientation="vertical" size={0}>
+      <Typography.Text style={style}>{entry.target_id}</Typography.Text>
+      {account}
+    </Space>
+  );
 }
 
 /**

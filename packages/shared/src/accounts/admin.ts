@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../db/client';
 import { accounts } from '../db/schema';
 import { newAccountId } from '../ids';
@@ -51,6 +51,17 @@ export async function listAccounts(
   const hasMore = rows.length > opts.limit;
   const data = hasMore ? rows.slice(0, opts.limit) : rows;
   return { data, hasMore, nextCursor: hasMore ? data[data.length - 1]!.id : null };
+}
+
+/** The e-mail of each of `accountIds` that exists, by id (for lists that name accounts). */
+export async function accountEmails(db: DbOrTx, accountIds: readonly string[]): Promise<Map<string, string>> {
+  const ids = [...new Set(accountIds)];
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select({ id: accounts.id, email: accounts.email })
+    .from(accounts)
+    .where(inArray(accounts.id, ids));
+  return new Map(rows.map((r) => [r.id, r.email]));
 }
 
 /** One account by id, or null. */

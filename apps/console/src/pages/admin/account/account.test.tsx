@@ -1,0 +1,122 @@
+import { fireEvent, screen, within } from '@testing-library/react';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { fakeApi, renderAt } from '../../../../test/render';
+import { AccountDetailPage } from './AccountDetail';
+
+beforeEach(() => {
+  window.localStorage.clear();
+  window.localStorage.setItem('mediagate.lang', 'en');
+});
+
+const ACCOUNT = {
+  object: 'account',
+  id: 'acct_1',
+  email: 'buyer@example.test',
+  status: 'active',
+  role: 'user',
+  balance_usd: 12.5,
+  balance_micro_usd: 12_500_000,
+  limits: { rpm: null, max_active_video_tasks: null },
+  created_at: 1_700_000_000,
+};
+const page = <T,>(data: T[]) => ({ object: 'list', data, has_more: false, next_cursor: null, last_id: null });
+
+describe("the operator's customer page", () => {
+  it('shows the ledger, top-ups, keys, tasks and audit entries of the account, each label on its own field', async () => {
+    const calls = fakeApi((_m, path) => {
+      const p = path.split('?')[0];
+      if (p === '/admin/api/accounts/acct_1') return { status: 200, body: ACCOUNT };
+      if (p === '/admin/api/accounts/acct_1/ledger')
+        return {
+          status: 200,
+          body: page([
+            {
+              object: 'ledger_entry',
+              id: '9',
+              kind: 'topup',
+              amount_usd: 8,
+              amount_micro_usd: 8_000_000,
+              ref: 'bank-77',
+              reason: null,
+              created_at: 1_700_000_100,
+            },
+          ]),
+        };
+      if (p === '/admin/api/accounts/acct_1/keys')
+        return {
+          status: 200,
+          body: page([
+            {
+              object: 'token',
+              id: 'key_1',
+              name: 'production',
+              display_prefix: 'sk-ab...yz',
+              status: 'active',
+              quota_usd: null,
+              quota_micro_usd: null,
+              used_usd: 1,
+              used_micro_usd: 1_000_000,
+              expires_at: null,
+              allowed_models: null,
+              allowed_ips: null,
+              created_at: 1,
+              last_used_at: null,
+            },
+          ]),
+        };
+      if (p === '/admin/api/tasks')
+        return {
+          status: 200,
+          body: page([
+            {
+              id: 'task_01ARZ3NDEKTSV4RRFFQ69G5FAV',
+              task_id: 'task_01ARZ3NDEKTSV4RRFFQ69G5FAV',
+              object: 'video',
+              model: 'wan2.6-i2v-flash-5s-720p',
+              prompt: 'a boat',
+              status: 'failed',
+              progress: 0,
+              created_at: 1_700_000_200,
+              updated_at: 1_700_000_200,
+              completed_at: 1_700_000_300,
+              error: { code: 'upstream_error', message: 'failed' },
+              metadata: {},
+              account_id: 'acct_1',
+              account_email: 'buyer@example.test',
+              upstream_task_id: null,
+              upstream_channel: null,
+            },
+          ]),
+        };
+      return { status: 200, body: page([]) };
+    });
+    const { container } = renderAt('/admin/accounts/acct_1', [
+      { path: '/admin/accounts/:accountId', element: <AccountDetailPage /> },
+    ]);
+    expect(await screen.findByRole('heading', { name: 'buyer@example.test' })).toBeTruthy();
+    // two forms have an amount and a reference: every id is unique, every label names its own field
+    const ids = [...container.querySelectorAll('[id]')].map((e) => e.id);
+    expect(ids.length).toBe(new Set(ids).size);
+    const credit = screen.getByLabelText('Amount (USD)');
+    expect(credit.id).toBe('bank-topup_amount_usd');
+    expect(screen.getByLabelText('Amount (USD, negative to take)').id).toBe('adjustment_amount_usd');
+    expect(screen.getByLabelText('Bank transaction id').id).toBe('bank-topup_reference');
+    expect(screen.getByLabelText('Reference').id).toBe('adjustment_reference');
+
+    expect(await screen.findByText('bank-77')).toBeTruthy(); // the ledger tab, open first
+    fireEvent.click(screen.getByRole('tab', { name: 'API keys' }));
+    expect(await screen.findByText('production', {}, { timeout: 5_000 })).toBeTruthy();
+    fireEvent.click(screen.getByRole('tab', { name: 'Tasks' }));
+    const link = (await screen.findByText('task_01ARZ3NDEKTSV4RRFFQ69G5FAV', {}, { timeout: 5_000 })).closest(
+      'a',
+    );
+    if (!link) throw new Error('the task id is not a link');
+    expect(link.getAttribute('href')).toBe('/admin/tasks/task_01ARZ3NDEKTSV4RRFFQ69G5FAV');
+    expect(within(link.closest('table') as HTMLElement).getByRole('button', { name: /Retry/ })).toBeTruthy();
+    fireEvent.click(screen.getByRole('tab', { name: 'Audit log' }));
+    expect(await screen.findByText('Operator actions on this account', {}, { timeout: 5_000 })).toBeTruthy();
+    const paths = calls.map((c) => c.path);
+    expect(paths).toContain('/admin/api/tasks?account_id=acct_1&limit=20');
+    expect(paths.some((p) => p.startsWith('/admin/api/audit-log?account_id=acct_1'))).toBe(true);
+  }, 90_000);
+});
