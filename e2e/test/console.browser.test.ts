@@ -435,6 +435,93 @@ describeBrowser('the web console in a browser', () => {
     await page.close();
   });
 
+  it('follows video tasks live: the list and the page show each change within a second, and a deleted video says so', async () => {
+    // the copy into storage waits, so the task succeeds before its first frame exists
+    const mediaQueue = createMediaQueue(stack.redis, stack.prefix);
+    await mediaQueue.pause();
+    const list = await user.newPage();
+    const detail = await user.newPage();
+    // no first-frame link is ever shown that answers 404 (the moment of success included)
+    const brokenMedia: string[] = [];
+    for (const p of [list, detail]) {
+      p.on('response', (r) => {
+        if (r.url().includes('/media/') && r.status() >= 400) brokenMedia.push(`${r.status()} ${r.url()}`);
+      });
+    }
+    await list.goto(`${stack.apiUrl}/console/videos`);
+    await list.getByTestId('live').waitFor();
+    const prompt = `a kite over the sea ${Date.now()}`;
+    const created = await stack.api('POST', '/v1/videos', defaultKey, {
+      model: 'wan2.6-i2v-flash-5s-720p',
+      prompt,
+      metadata: { input: { img_url: 'https://example.com/kite.png' } },
+    });
+    expect(created.status).toBe(200);
+    const id = created.body.id as string;
+    // a change is on screen within a second of the API's answer, without a reload
+    await list.getByRole('link', { name: id }).waitFor({ timeout: 1_000 });
+    await detail.goto(`${stack.apiUrl}/console/videos/${id}`);
+    await detail.getByTestId('live').waitFor();
+    const done = await finished(id);
+    expect(done.status).toBe('succeeded');
+    await detail.getByTestId('task-status').getByText('Succeeded').waitFor({ timeout: 1_000 });
+    await list
+      .getByRole('row')
+      .filter({ has: list.getByRole('link', { name: id }) })
+      .getByText('Succeeded')
+      .waitFor({ timeout: 1_000 });
+    await expectPlayable(detail);
+    // what it cost, to the micro-dollar, and the buttons to keep it
+    expect(await detail.getByTestId('task-cost').textContent()).toBe('$0.25');
+    const download = detail.getByRole('link', { name: /Download/ });
+    expect(await download.getAttribute('href')).toMatch(/download=1$/);
+    await detail.getByRole('button', { name: /Copy link/ }).waitFor();
+    await detail.getByRole('link', { name: 'https://example.com/kite.png' }).waitFor();
+    expect(await list.getByRole('img', { name: `First frame of ${id}` }).count()).toBe(0);
+
+    // once copied, the first frame appears in the list by itself
+    await mediaQueue.resume();
+    await mediaQueue.close();
+    const media = async () =>
+      (await stack.pool.query('select status from task_media where task_id = $1', [id])).rows[0]?.status;
+    await waitFor(async () => (await media()) === 'stored', { what: 'the media copy', timeoutMs: 30_000 });
+    await list.getByRole('img', { name: `First frame of ${id}` }).waitFor({ timeout: 1_000 });
+    await screenshot(list, 'videos-live');
+
+    // deleted through the API: both pages say so within a second; no empty player, no "Succeeded" alone
+    expect((await stack.api('DELETE', `/v1/videos/${id}`, defaultKey)).status).toBe(200);
+    await detail.getByTestId('video-gone').getByText('Video deleted').first().waitFor({ timeout: 1_000 });
+    expect(await detail.getByTestId('video-player').count()).toBe(0);
+    await list
+      .getByRole('row')
+      .filter({ has: list.getByRole('link', { name: id }) })
+      .getByText('Video deleted')
+      .first()
+      .waitFor({ timeout: 1_000 });
+    await screenshot(detail, 'video-detail-deleted');
+    await detail.setViewportSize(WIDTHS.phone);
+    await screenshot(detail, 'video-detail-deleted');
+    expect(brokenMedia).toEqual([]);
+
+    // found by the start of its id, by its key, by its model and by its day
+    const rowsShown = async () => list.locator('.ant-table-row').count();
+    await list.getByLabel('Task id').fill(id.slice(0, -2));
+    await list.getByRole('button', { name: 'Search' }).click();
+    await list.waitForURL(/id=task_/);
+    await list.getByRole('link', { name: id }).waitFor();
+    expect(await rowsShown()).toBe(1);
+    await list.getByRole('button', { name: 'Clear' }).click();
+    const today = new Date().toISOString().slice(0, 10);
+    await list.goto(
+      `${stack.apiUrl}/console/videos?model=wan2.6-i2v-flash-5s-720p&created_from=${today}&created_to=${today}`,
+    );
+    await list.getByRole('link', { name: id }).waitFor();
+    await list.goto(`${stack.apiUrl}/console/videos?created_to=2020-01-01`);
+    await list.getByText('No task matches this search.').waitFor();
+    await list.close();
+    await detail.close();
+  });
+
   it('reveals and rotates the webhook secret, and sends a signed test event', async () => {
     const page = await user.newPage();
     await page.goto(`${stack.apiUrl}/console/webhooks`);

@@ -14,6 +14,7 @@ import * as consoleSession from './routes/console.session';
 import * as consoleTokens from './routes/console.tokens';
 import * as consoleTopUps from './routes/console.topups';
 import * as consoleVerify from './routes/console.verify';
+import * as consoleVideos from './routes/console.videos';
 import * as consoleWebhooks from './routes/console.webhooks';
 import { docsRoute } from './routes/docs';
 import * as health from './routes/health';
@@ -77,8 +78,7 @@ export const routes: readonly Route[] = [
   consoleBilling.route,
   consolePassword.route,
   consoleModels.route,
-  videosList.routes.console,
-  videosGet.routes.console,
+  consoleVideos.route,
   videosCallbacksList.routes.console,
   videosCallbacksRedeliver.routes.console,
   webhooksSecret.routes.console,

@@ -14,6 +14,7 @@ import {
   isTerminalEventId,
   type TaskEvent,
   taskEventsChannel,
+  taskEventId,
   taskEventsChannels,
 } from '@mediagate/shared/tasks';
 import type { ApiConfig } from './config';
@@ -89,6 +90,9 @@ interface OpenStream extends StreamHolder {
 
 type Listener = (event: TaskEvent) => void;
 
+/** The event id of a task just created (pending, no progress). */
+const CREATED_EVENT_ID = taskEventId({ status: 'pending', progress: 0 });
+
 /** How long a replica may serve a finished answer carrying media links (as GET /v1/videos/{id}). */
 const LINKED_TASK_CACHE_MS = 30_000;
 
@@ -115,6 +119,11 @@ function linkedAnswerUntil(json: string, now: number): number | undefined | null
  */
 export class TaskEventHub {
   private readonly listeners = new Map<string, Set<Listener>>();
+  /** listeners of every move of an account's tasks (the console's live pages) */
+  private readonly accountListeners = new Map<string, Set<Listener>>();
+  /** the console's open account streams, per account */
+  private readonly consoleStreams = new Map<string, number>();
+  private readonly consoleClosers = new Set<() => void>();
   private readonly streamsPerKey = new Map<string, number>();
   private readonly streamsPerAccount = new Map<string, number>();
   private readonly streams = new Set<OpenStream>();
@@ -166,6 +175,13 @@ export class TaskEventHub {
   /** Ends every open stream (shutdown: clients reconnect to another replica with Last-Event-ID). */
   closeStreams(): void {
     for (const s of [...this.streams]) s.ends?.close();
+    for (const close of [...this.consoleClosers]) close();
+  }
+
+  /** Ends a console stream at shutdown; the returned function forgets it. */
+  onShutdown(close: () => void): () => void {
+    this.consoleClosers.add(close);
+    return () => this.consoleClosers.delete(close);
   }
 
   /** Open event streams on this replica (all, or those of an account). */
@@ -207,6 +223,7 @@ export class TaskEventHub {
   async close(): Promise<void> {
     this.closeStreams();
     this.listeners.clear();
+    this.accountListeners.clear();
     this.subscriber.disconnect();
   }
 
@@ -231,6 +248,43 @@ export class TaskEventHub {
       if (!current) return;
       current.delete(listener);
       if (current.size === 0) this.listeners.delete(taskId);
+    };
+  }
+
+  /**
+   * Calls `listener` on every move of any task of `accountId` (created, started, progressed,
+   * finished, its media stored or deleted) until the returned function is called.
+   */
+  subscribeAccount(accountId: string, listener: Listener): () => void {
+    let set = this.accountListeners.get(accountId);
+    if (!set) {
+      set = new Set();
+      this.accountListeners.set(accountId, set);
+    }
+    set.add(listener);
+    return () => {
+      const current = this.accountListeners.get(accountId);
+      if (!current) return;
+      current.delete(listener);
+      if (current.size === 0) this.accountListeners.delete(accountId);
+    };
+  }
+
+  /**
+   * Counts an open console stream of an account (the live task pages, on a session), capped like
+   * an account's key streams; null when the account already holds its maximum here.
+   */
+  openConsoleStream(accountId: string): { release: () => void } | null {
+    const open = this.consoleStreams.get(accountId) ?? 0;
+    if (open >= this.options.maxStreamsPerAccount) return null;
+    count(this.consoleStreams, accountId, 1);
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        count(this.consoleStreams, accountId, -1);
+      },
     };
   }
 
@@ -276,12 +330,16 @@ export class TaskEventHub {
       const until = linkedAnswerUntil(event.json, Date.now());
       if (until === null) this.terminalCache?.delete(event.taskId);
       else this.terminalCache?.set(event.taskId, { accountId: event.accountId, json: event.json, until });
-    } else {
+    } else if (event.eventId > CREATED_EVENT_ID) {
+      // the creation is announced for the console's live pages only: the answer of a pending task
+      // is kept when read, as before any move
       this.remember(event);
     }
-    const set = this.listeners.get(event.taskId);
-    if (!set) return;
-    for (const listener of [...set]) {
+    const listeners = [
+      ...(this.listeners.get(event.taskId) ?? []),
+      ...(this.accountListeners.get(event.accountId) ?? []),
+    ];
+    for (const listener of listeners) {
       try {
         listener(event);
       } catch (err) {

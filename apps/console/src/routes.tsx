@@ -44,8 +44,11 @@ export const routes = [
       { path: '/console/keys', lazy: page(() => import('./pages/keys/Keys'), 'KeysPage') },
       { path: '/console/topup', lazy: page(() => import('./pages/topup/TopUp'), 'TopUpPage') },
       { path: '/console/billing', lazy: page(() => import('./pages/Billing'), 'BillingPage') },
-      { path: '/console/videos', lazy: page(() => import('./pages/Videos'), 'VideosPage') },
-      { path: '/console/videos/:taskId', lazy: page(() => import('./pages/VideoDetail'), 'VideoDetailPage') },
+      { path: '/console/videos', lazy: page(() => import('./pages/videos/VideosPage'), 'VideosPage') },
+      {
+        path: '/console/videos/:taskId',
+        lazy: page(() => import('./pages/videos/VideoDetailPage'), 'VideoDetailPage'),
+      },
       { path: '/console/webhooks', lazy: page(() => import('./pages/Webhooks'), 'WebhooksPage') },
       { path: '/console/password', lazy: page(() => import('./pages/ChangePassword'), 'ChangePasswordPage') },
       {

@@ -12,6 +12,7 @@ import {
   createVideoQueue,
   QUEUE_NAMES,
 } from '@mediagate/shared/queue';
+import { getTask, TaskEventPublisher } from '@mediagate/shared/tasks';
 import { startCallbacksRole } from './callbacks/role';
 import { loadWorkerConfig } from './config';
 import { queueReadinessKeys, startHealthServer } from './http-server';
@@ -73,12 +74,17 @@ async function main(): Promise<void> {
       telemetry: tracing.bullmq,
     });
     stops.push(() => video.close());
+    const storedMedia = new TaskEventPublisher(redis, config.QUEUE_PREFIX);
     const media = startMediaCopyRole({
       config,
       logger,
       database,
       storage,
       metrics,
+      announceStored: async (taskId) => {
+        const row = await getTask(database.db, taskId);
+        if (row) storedMedia.publish(row);
+      },
       telemetry: tracing.bullmq,
     });
     stops.push(media.close);

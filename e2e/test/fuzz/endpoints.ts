@@ -156,7 +156,10 @@ export const ENDPOINTS: Endpoint[] = [
     // a wrong current password: the fuzzer's account keeps its own
     json: () => ({ current_password: 'not the password', new_password: 'another password 2' }),
   }),
-  ep('GET /console/api/videos', 'session', 180, { query: ['limit', 'after', 'status'] }),
+  ep('GET /console/api/videos/events', 'session', 60),
+  ep('GET /console/api/videos', 'session', 180, {
+    query: ['limit', 'after', 'status', 'id', 'key_id', 'model', 'created_from', 'created_to'],
+  }),
   ep('GET /console/api/videos/:taskId', 'session', 120),
   ep('GET /console/api/videos/:taskId/callbacks', 'session', 90),
   ep('POST /console/api/videos/:taskId/callbacks/:deliveryId/redeliver', 'session', 90),

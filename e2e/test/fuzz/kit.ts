@@ -69,6 +69,13 @@ function sendOnce(baseUrl: string, req: FuzzRequest, timeoutMs: number): Promise
     const r = http.request(
       { host: url.hostname, port: url.port, method: req.method, path: req.path, headers, agent },
       (res) => {
+        // an event stream that opened (200) may never end (the console's live stream): its status
+        // and headers are the answer
+        if (res.statusCode === 200 && /^text\/event-stream/.test(res.headers['content-type'] ?? '')) {
+          resolve({ status: 200, headers: res.headers, text: '' });
+          r.destroy();
+          return;
+        }
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () =>

@@ -68,7 +68,7 @@ describe('video tasks and callbacks with a console session', () => {
         contractFor('get /console/api/videos/:taskId'),
         200,
       ),
-    ).toEqual(viaKey);
+    ).toMatchObject(viaKey as object);
     expect(((await (await get('/videos', b.session)).json()) as { data: unknown[] }).data).toEqual([]);
     await expectError(await get(`/videos/${id}`, b.session), 404, 'not_found');
     await expectError(await get(`/videos/${id}/callbacks`, b.session), 404, 'not_found');

@@ -10,13 +10,16 @@ import { endpoint, type Route } from '../route';
 const linkQuery = z.object({
   exp: z.string().regex(/^\d{1,12}$/, 'must be Unix seconds'),
   sig: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'must be the link signature'),
+  /** `1`: answered as an attachment (a download button), with the task's file name */
+  download: z.literal('1').optional(),
 });
 
 /**
  * GET /media/:taskId/:file (`video.mp4` or `thumbnail.jpg`) `?exp=&sig=`: a task's media by the
  * signed link its task object carries. No Authorization header (it works in `<video>` and `<img>`
  * tags): the signature is the permission, and the link stops working at `exp`, the end of
- * retention. With the S3 driver the answer is a redirect to a presigned (or CDN) link.
+ * retention. With the S3 driver the answer is a redirect to a presigned (or CDN) link. With
+ * `&download=1` the file comes as an attachment named after the task (the console's download button).
  */
 export function register(router: Router, deps: ApiDeps): void {
   router.get('/media/:taskId/:file', async (req, res) => {
@@ -42,13 +45,14 @@ export function register(router: Router, deps: ApiDeps): void {
       media: await getTaskMedia(deps.database.db, taskId),
       variant,
       redirectToStorage: true,
+      disposition: query.data.download ? 'attachment' : 'inline',
     });
   });
 }
 
 export const contract = endpoint(
   'GET /media/:taskId/:file',
-  "A task's video (video.mp4) or first frame (thumbnail.jpg) by its signed link (?exp=&sig=), without a key",
+  "A task's video (video.mp4) or first frame (thumbnail.jpg) by its signed link (?exp=&sig=, &download=1 for an attachment), without a key",
   {
     tag: 'videos',
     auth: 'signature',

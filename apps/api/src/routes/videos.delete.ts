@@ -1,6 +1,6 @@
 import { ApiError } from '@mediagate/shared/errors';
 import { deleteTaskMedia } from '@mediagate/shared/media';
-import { isTerminal } from '@mediagate/shared/tasks';
+import { getTaskForAccount, isTerminal, taskEventOf } from '@mediagate/shared/tasks';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
@@ -39,6 +39,9 @@ export function register(router: Router, deps: ApiDeps): void {
       req.log.info({ taskId }, 'video media deleted');
     }
     deps.taskCache?.delete(taskId);
+    // every replica drops its cached answer, and the console's live pages show the task deleted
+    const after = await getTaskForAccount(deps.database.db, taskId, accountId);
+    if (after && task.status === 'succeeded') deps.taskEvents?.publish(taskEventOf(after));
     res.status(200).json(videoDeletedSchema.parse({ id: taskId, object: 'video.deleted', deleted: true }));
   });
 }

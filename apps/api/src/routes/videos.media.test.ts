@@ -210,6 +210,10 @@ describe('GET /media/:id/:file (signed links)', () => {
     expect(res.headers.get('content-type')).toBe('video/mp4');
     expect(res.headers.get('content-disposition')).toMatch(/^inline/);
     expect(sha(await bytesOf(res))).toBe(sha(sampleBytes));
+    // the console's download button: the same bytes as an attachment named after the task
+    const download = await fetch(`${link}&download=1`);
+    expect(download.headers.get('content-disposition')).toMatch(/^attachment; filename="[^"]+\.mp4"$/);
+    expect(sha(await bytesOf(download))).toBe(sha(sampleBytes));
     const ranged = await fetch(link, { headers: { range: 'bytes=0-99' } });
     expect(ranged.status).toBe(206);
     expect(ranged.headers.get('content-type')).toBe(

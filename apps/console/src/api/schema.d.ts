@@ -93,7 +93,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A task's video (video.mp4) or first frame (thumbnail.jpg) by its signed link (?exp=&sig=), without a key */
+    /** A task's video (video.mp4) or first frame (thumbnail.jpg) by its signed link (?exp=&sig=, &download=1 for an attachment), without a key */
     get: operations['getMediaTaskIdFile'];
     put?: never;
     post?: never;
@@ -754,6 +754,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/console/api/videos/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Server-Sent Events: every move of the account's tasks (event `task`, the task object), `ready` once open, `resync` now and then */
+    get: operations['getConsoleApiVideosEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/console/api/videos': {
     parameters: {
       query?: never;
@@ -761,7 +778,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The account's video tasks, newest first */
+    /** The account's video tasks, newest first, searchable */
     get: operations['getConsoleApiVideos'];
     put?: never;
     post?: never;
@@ -778,7 +795,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A video task */
+    /** A video task with its media state, cost and key */
     get: operations['getConsoleApiVideosTaskId'];
     put?: never;
     post?: never;
@@ -1821,6 +1838,62 @@ export interface components {
         calls: number;
       } | null;
       cheapest_video_usd: number | null;
+    };
+    ConsoleVideoTaskList: {
+      /** @constant */
+      object: 'list';
+      data: components['schemas']['ConsoleVideoTask'][];
+      has_more: boolean;
+      first_id: string | null;
+      last_id: string | null;
+    };
+    ConsoleVideoTask: {
+      /** @description task_ + ULID */
+      id: string;
+      /** @description the same as id */
+      task_id: string;
+      /** @constant */
+      object: 'video';
+      model: string;
+      /** @description the prompt the task was created with */
+      prompt: string;
+      /** @enum {string} */
+      status: 'pending' | 'processing' | 'succeeded' | 'failed';
+      progress: number;
+      /** @description Unix seconds */
+      created_at: number;
+      /** @description Unix seconds */
+      updated_at: number;
+      completed_at: number | null;
+      /** @description an unfinished task: when it will likely finish, from the durations learned for its model; null while unknown */
+      estimated_completion_at?: number | null;
+      /** @description present when succeeded and until expires_at: a signed link of the gateway, no key needed */
+      video_url?: string;
+      /** @description the first frame (JPEG), signed like video_url */
+      thumbnail_url?: string;
+      /** @description succeeded tasks: when the links stop working */
+      expires_at?: number | null;
+      /** @description present when failed */
+      error?: {
+        code: string;
+        message: string;
+      };
+      metadata: {
+        [key: string]: unknown;
+      };
+      /** @description the kept video: pending (not copied yet; video_url still plays the vendor's file), stored, failed (copy failed; the vendor's file plays while it lives), expired, deleted; null until the task succeeds */
+      media_status: ('pending' | 'stored' | 'failed' | 'expired' | 'deleted') | null;
+      media_deleted_at: number | null;
+      /** @description what the task was charged (micro-USD) */
+      charged_micro_usd: number | null;
+      /** @description what was given back (micro-USD) */
+      refunded_micro_usd: number;
+      /** @description the key that created the task (null once the key is deleted) */
+      api_key: {
+        id: string;
+        name: string;
+        prefix: string;
+      } | null;
     };
     WebhookTestResult: {
       object?: string;
@@ -3997,13 +4070,55 @@ export interface operations {
       };
     };
   };
+  getConsoleApiVideosEvents: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description an event stream; comment lines as heartbeats */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': string;
+        };
+      };
+      /** @description too many open live pages for this account */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   getConsoleApiVideos: {
     parameters: {
       query?: {
         limit?: number;
         after?: string;
-        status?: 'pending' | 'processing' | 'succeeded' | 'completed' | 'failed';
-        order?: 'desc';
+        status?: 'pending' | 'processing' | 'succeeded' | 'failed';
+        id?: string;
+        key_id?: string;
+        model?: string;
+        created_from?: string;
+        created_to?: string;
       };
       header?: never;
       path?: never;
@@ -4017,7 +4132,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['VideoTaskList'];
+          'application/json': components['schemas']['ConsoleVideoTaskList'];
         };
       };
       /** @description error (every non-2xx answer has this shape) */
@@ -4048,7 +4163,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['VideoTask'];
+          'application/json': components['schemas']['ConsoleVideoTask'];
         };
       };
       /** @description no such task */

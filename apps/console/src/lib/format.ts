@@ -27,3 +27,20 @@ export function formatDate(seconds: number | null | undefined): string {
   if (!seconds) return '—';
   return dayjs.unix(seconds).format('YYYY-MM-DD');
 }
+
+/**
+ * Micro-USD (an integer, as the API gives money) as dollars, exactly: never rounded, at least
+ * cents, thousands separated ("$1,234.5678", "-$0.125").
+ */
+export function formatMicroUsd(micro: number | null | undefined): string {
+  if (micro === null || micro === undefined || !Number.isFinite(micro)) return '—';
+  const abs = Math.abs(Math.trunc(micro));
+  const dollars = Math.floor(abs / 1_000_000)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const cents = String(abs % 1_000_000)
+    .padStart(6, '0')
+    .replace(/0+$/, '')
+    .padEnd(2, '0');
+  return `${micro < 0 && abs !== 0 ? '-' : ''}$${dollars}.${cents}`;
+}

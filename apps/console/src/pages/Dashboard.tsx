@@ -21,7 +21,8 @@ import { ErrorAlert } from '../components/ErrorAlert';
 import { useT } from '../i18n/i18n';
 import { formatTime, formatUsd } from '../lib/format';
 import { spendSeries } from '../lib/spend';
-import type { VideoTask } from './Videos';
+import { useLiveTasks } from '../lib/use-live-tasks';
+import type { VideoTask } from './videos/types';
 
 const SpendChart = lazy(() => import('../components/SpendChart'));
 const DAYS = 30;
@@ -48,14 +49,16 @@ export function DashboardPage() {
   const summary = $api.useQuery('get', '/console/api/usage/summary', {
     params: { query: { days: DAYS, tz: timeZone() } },
   });
-  // the tasks still running: the processing ones, then the pending ones
+  // the tasks still running: the processing ones, then the pending ones; the live stream
+  // refreshes them, polled only while it is down
+  const live = useLiveTasks();
   const running = useQueries({
     queries: (['processing', 'pending'] as const).map((status) =>
       $api.queryOptions(
         'get',
         '/console/api/videos',
         { params: { query: { status, limit: 20 } } },
-        { refetchInterval: 5_000 },
+        { refetchInterval: live ? false : 5_000 },
       ),
     ),
     combine: (results) => ({

@@ -2,7 +2,7 @@ import { screen } from '@testing-library/react';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { apiError, fakeApi, renderAt } from '../../test/render';
 import { DashboardPage } from './Dashboard';
-import { VideosPage } from './Videos';
+import { VideosPage } from './videos/VideosPage';
 
 beforeEach(() => {
   window.localStorage.setItem('mediagate.lang', 'en');
@@ -85,6 +85,11 @@ describe('video tasks list', () => {
       updated_at: 1_800_000_000,
       completed_at: 1_800_000_000,
       metadata: {},
+      media_status: 'stored',
+      media_deleted_at: null,
+      charged_micro_usd: 250_000,
+      refunded_micro_usd: 0,
+      api_key: null,
       ...extra,
     });
     const calls = fakeApi((_m, path) =>
@@ -94,7 +99,7 @@ describe('video tasks list', () => {
               thumbnail_url: 'https://media.example/a.jpg',
               video_url: 'https://media.example/a.mp4',
             }),
-            task('task_B', { status: 'processing', progress: 40 }),
+            task('task_B', { status: 'processing', progress: 40, media_status: null }),
           ])
         : { status: 404 },
     );
@@ -102,6 +107,6 @@ describe('video tasks list', () => {
     const img = (await screen.findByAltText('First frame of task_A')) as HTMLImageElement;
     expect(img.src).toBe('https://media.example/a.jpg');
     expect(screen.getAllByRole('img', { name: 'No preview yet' })).toHaveLength(1);
-    expect(calls[0]?.path).toMatch(/status=succeeded/);
+    expect(calls.find((c) => c.path.startsWith('/console/api/videos'))?.path).toMatch(/status=succeeded/);
   });
 });

@@ -19,6 +19,8 @@ export interface MediaCopyRoleDeps {
   storage: MediaStorage;
   metrics?: Metrics;
   telemetry?: Telemetry;
+  /** publishes a task once its copy is stored (its first frame now answers), for the console's live pages */
+  announceStored?: (taskId: string) => Promise<void>;
 }
 
 /**
@@ -43,25 +45,28 @@ export function startMediaCopyRole(deps: MediaCopyRoleDeps): { close(): Promise<
     createSsrfPolicy({ allowCidrs: config.SSRF_ALLOW_CIDRS, dnsTimeoutMs: config.SSRF_DNS_TIMEOUT_MS }),
     timeouts,
   );
-  const processor = createMediaCopyProcessor({
-    database: deps.database,
-    storage,
-    hosts: new MediaSourceHosts(
-      channelsFromEnv(config).filter((c) => c.vendor === 'dashscope'),
-      config.MEDIA_ALLOWED_HOSTS,
-    ),
-    agent,
-    publicAgent,
-    logger,
-    metrics: deps.metrics,
-    config: {
-      maxBytes: config.MEDIA_MAX_BYTES,
-      timeoutMs: config.MEDIA_COPY_TIMEOUT_MS,
-      attempts: config.MEDIA_COPY_ATTEMPTS,
-      retryBaseMs: config.UPSTREAM_RETRY_BASE_MS,
-      ffmpegPath: config.FFMPEG_PATH,
+  const processor = createMediaCopyProcessor(
+    {
+      database: deps.database,
+      storage,
+      hosts: new MediaSourceHosts(
+        channelsFromEnv(config).filter((c) => c.vendor === 'dashscope'),
+        config.MEDIA_ALLOWED_HOSTS,
+      ),
+      agent,
+      publicAgent,
+      logger,
+      metrics: deps.metrics,
+      config: {
+        maxBytes: config.MEDIA_MAX_BYTES,
+        timeoutMs: config.MEDIA_COPY_TIMEOUT_MS,
+        attempts: config.MEDIA_COPY_ATTEMPTS,
+        retryBaseMs: config.UPSTREAM_RETRY_BASE_MS,
+        ffmpegPath: config.FFMPEG_PATH,
+      },
     },
-  });
+    deps.announceStored,
+  );
   const worker = startQueueWorker(QUEUE_NAMES.media, processor, {
     config,
     logger,

@@ -7,3 +7,4 @@ export * from './lifecycle';
 export * from './list';
 export * from './stats';
 export * from './tasks';
+export * from './console-list';

@@ -152,8 +152,8 @@ export class TaskLifecycle {
 
   /**
    * → pending: charges the price and stores the task (see createVideoTask, whose errors it throws),
-   * then hands its job to the queue, then counts it. A create is not published: nobody follows a
-   * task before its id is answered, and the first answer carries its completion estimate. Committed first, enqueued
+   * then hands its job to the queue, then counts and publishes it (the console's live pages show a
+   * new task at once; the event streams of /v1 start from the task's answer). Committed first, enqueued
    * second: a task whose enqueue fails is accepted all the same (see TaskLifecycleDeps.videoQueue).
    * A key already claimed throws IdempotencyInFlightError (the caller answers the earlier task).
    */
@@ -161,6 +161,7 @@ export class TaskLifecycle {
     const row = await createVideoTask(this.deps.db, task);
     const enqueued = await this.enqueueTask(row, task.requestId);
     countTaskMove(this.deps.metrics, row);
+    this.deps.events?.publish(row);
     return { row, created: true, enqueued };
   }
 

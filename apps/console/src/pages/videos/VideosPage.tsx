@@ -1,91 +1,72 @@
-import { PlaySquareOutlined } from '@ant-design/icons';
-import {
-  Button,
-  Card,
-  Empty,
-  Progress,
-  Segmented,
-  Space,
-  Table,
-  type TableColumnsType,
-  Typography,
-} from 'antd';
+import { keepPreviousData } from '@tanstack/react-query';
+import { Button, Card, Empty, Segmented, Space, Table, type TableColumnsType, Typography } from 'antd';
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { $api } from '../api/client';
-import type { components } from '../api/schema';
-import { ScreenReaderOnly, useCompactRows } from '../components/CompactRows';
-import { ErrorAlert } from '../components/ErrorAlert';
-import { TaskStatusTag } from '../components/TaskStatus';
-import { useT } from '../i18n/i18n';
-import { formatTime } from '../lib/format';
-
-/** The task object, with the fields of stored media (thumbnail, expiry) when the API has them. */
-export type VideoTask = components['schemas']['VideoTask'] & {
-  thumbnail_url?: string | null;
-  expires_at?: number | null;
-};
+import { $api } from '../../api/client';
+import { ScreenReaderOnly, useCompactRows } from '../../components/CompactRows';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { useT } from '../../i18n/i18n';
+import { formatMicroUsd, formatTime } from '../../lib/format';
+import { useLiveTasks } from '../../lib/use-live-tasks';
+import { LiveBadge } from './components/LiveBadge';
+import { TaskProgress } from './components/TaskProgress';
+import { SEARCH_FIELDS, TaskSearch, type TaskSearchValues } from './components/TaskSearch';
+import { Thumbnail } from './components/Thumbnail';
+import { costOf, type VideoTask } from './types';
 
 const STATUSES = ['all', 'pending', 'processing', 'succeeded', 'failed'] as const;
 type StatusFilter = (typeof STATUSES)[number];
 const PAGE = 20;
 
-export function Thumbnail({ task, width = 96 }: { task: VideoTask; width?: number }) {
-  const t = useT();
-  const style = { width, height: (width * 9) / 16, borderRadius: 4, background: '#f0f2f5' };
-  if (task.thumbnail_url) {
-    return (
-      <img
-        src={task.thumbnail_url}
-        alt={t('videos.thumbnailOf', { id: task.id })}
-        style={{ ...style, objectFit: 'cover' }}
-        loading="lazy"
-      />
-    );
-  }
-  return (
-    <div
-      style={{ ...style, display: 'grid', placeItems: 'center', color: '#bfbfbf' }}
-      role="img"
-      aria-label={t('videos.noThumbnail')}
-    >
-      <PlaySquareOutlined style={{ fontSize: width / 4 }} />
-    </div>
-  );
-}
-
+/** The account's video tasks, live (a change shows within a second), searchable, newest first. */
 export function VideosPage() {
   const t = useT();
   const [params, setParams] = useSearchParams();
   const status = (STATUSES as readonly string[]).includes(params.get('status') ?? '')
     ? (params.get('status') as StatusFilter)
     : 'all';
+  const search: TaskSearchValues = Object.fromEntries(
+    SEARCH_FIELDS.flatMap((f) => (params.get(f) ? [[f, params.get(f) as string]] : [])),
+  );
+  const setFilters = (next: { status?: StatusFilter } & TaskSearchValues) => {
+    setCursors([]);
+    const merged = { status, ...search, ...next };
+    setParams(
+      Object.fromEntries(
+        Object.entries(merged).filter(([k, v]) => v && !(k === 'status' && v === 'all')) as Array<
+          [string, string]
+        >,
+      ),
+    );
+  };
   // keyset paging: the cursors of the pages before this one
   const [cursors, setCursors] = useState<string[]>([]);
   const after = cursors[cursors.length - 1];
+  const live = useLiveTasks();
   const videos = $api.useQuery(
     'get',
     '/console/api/videos',
     {
       params: {
-        query: { limit: PAGE, ...(status === 'all' ? {} : { status }), ...(after ? { after } : {}) },
+        query: {
+          limit: PAGE,
+          ...(status === 'all' ? {} : { status }),
+          ...search,
+          ...(after ? { after } : {}),
+        },
       },
     },
-    { refetchInterval: 10_000 },
+    {
+      placeholderData: keepPreviousData,
+      // the live stream refreshes the list; polled only while it is down
+      refetchInterval: live ? false : 10_000,
+    },
   );
-  const rows: VideoTask[] = videos.data?.data ?? [];
+  const rows = videos.data?.data ?? [];
   // a phone gets two columns (preview, and the task with its status and time), so a task's
   // status shows without scrolling sideways
   const compact = useCompactRows();
 
-  const statusCell = (task: VideoTask) => (
-    <>
-      <TaskStatusTag status={task.status} />
-      {task.status === 'processing' ? (
-        <Progress percent={task.progress} size="small" style={{ width: 100 }} />
-      ) : null}
-    </>
-  );
   const taskLink = (task: VideoTask) => (
     <Link to={`/console/videos/${task.id}`} style={compact ? { wordBreak: 'break-all' } : undefined}>
       {task.id}
@@ -98,6 +79,8 @@ export function VideosPage() {
         {task.prompt}
       </Typography.Text>
     ) : null;
+  const origin = (task: VideoTask) =>
+    [task.model, task.api_key ? task.api_key.name : null].filter(Boolean).join(' · ');
   const wideColumns: TableColumnsType<VideoTask> = [
     { title: t('videos.preview'), key: 'thumb', width: 120, render: (_v, task) => <Thumbnail task={task} /> },
     {
@@ -108,7 +91,7 @@ export function VideosPage() {
           {taskLink(task)}
           {promptLine(task)}
           <Typography.Text type="secondary" style={{ fontSize: 12 }}>
-            {task.model}
+            {origin(task)}
           </Typography.Text>
         </Space>
       ),
@@ -116,11 +99,13 @@ export function VideosPage() {
     {
       title: t('videos.status'),
       dataIndex: 'status',
-      render: (_s: string, task) => (
-        <Space orientation="vertical" size={0}>
-          {statusCell(task)}
-        </Space>
-      ),
+      render: (_s: string, task) => <TaskProgress task={task} />,
+    },
+    {
+      title: t('videos.cost'),
+      key: 'cost',
+      align: 'right',
+      render: (_v, task) => formatMicroUsd(costOf(task)),
     },
     { title: t('videos.created'), dataIndex: 'created_at', render: (s: number) => formatTime(s) },
   ];
@@ -141,33 +126,37 @@ export function VideosPage() {
           <div>
             {/* the column headers of the wide layout, for screen readers */}
             <ScreenReaderOnly>{t('videos.status')}</ScreenReaderOnly>
-            <Space size={4} wrap>
-              {statusCell(task)}
-            </Space>
+            <TaskProgress task={task} width={100} />
           </div>
           <Typography.Text type="secondary" style={{ fontSize: 12 }}>
             <ScreenReaderOnly>{t('videos.created')} </ScreenReaderOnly>
-            {formatTime(task.created_at)} · {task.model}
+            {formatTime(task.created_at)} · {origin(task)} · {formatMicroUsd(costOf(task))}
           </Typography.Text>
         </Space>
       ),
     },
   ];
+  const searching = Object.keys(search).length > 0;
 
   return (
     <Space orientation="vertical" size="large" style={{ width: '100%' }}>
-      <Typography.Title level={2} style={{ margin: 0 }}>
-        {t('nav.videos')}
-      </Typography.Title>
+      <Space align="center" size="middle" wrap>
+        <Typography.Title level={1} style={{ margin: 0, fontSize: 26 }}>
+          {t('nav.videos')}
+        </Typography.Title>
+        <LiveBadge live={live} />
+      </Space>
       <Segmented<StatusFilter>
         aria-label={t('videos.statusFilter')}
         value={status}
-        onChange={(v) => {
-          setCursors([]);
-          setParams(v === 'all' ? {} : { status: v });
-        }}
+        onChange={(v) => setFilters({ status: v })}
         options={STATUSES.map((s) => ({ value: s, label: s === 'all' ? t('videos.all') : t(`status.${s}`) }))}
         style={{ maxWidth: '100%', overflowX: 'auto' }}
+      />
+      <TaskSearch
+        compact={compact}
+        values={search}
+        onSearch={(v) => setFilters(Object.fromEntries(SEARCH_FIELDS.map((f) => [f, v[f]])))}
       />
       {videos.error ? <ErrorAlert error={videos.error} onRetry={() => void videos.refetch()} /> : null}
       <Card styles={{ body: { padding: 0 } }}>
@@ -176,8 +165,8 @@ export function VideosPage() {
           loading={videos.isPending}
           dataSource={rows}
           pagination={false}
-          scroll={compact ? undefined : { x: 720 }}
-          locale={{ emptyText: <Empty description={t('videos.empty')} /> }}
+          scroll={compact ? undefined : { x: 820 }}
+          locale={{ emptyText: <Empty description={searching ? t('videos.noMatch') : t('videos.empty')} /> }}
           columns={compact ? compactColumns : wideColumns}
         />
       </Card>
