@@ -509,7 +509,8 @@ describeBrowser('the web console in a browser', () => {
     await list.getByRole('button', { name: 'Search' }).click();
     await list.waitForURL(/id=task_/);
     await list.getByRole('link', { name: id }).waitFor();
-    expect(await rowsShown()).toBe(1);
+    // (the rows before the search stay until its answer)
+    await waitFor(async () => (await rowsShown()) === 1, { what: 'the one task found', timeoutMs: 10_000 });
     await list.getByRole('button', { name: 'Clear' }).click();
     const today = new Date().toISOString().slice(0, 10);
     await list.goto(

@@ -1,4 +1,4 @@
-import { useQueryClient } from '@tanstack/react-query';
+import { type Query, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { $api, keyOf } from '../api/client';
 
@@ -28,10 +28,19 @@ export function useLiveTasks(): boolean {
     let all = false;
     const flush = () => {
       burst = undefined;
-      // every list of tasks (any status, search or page), the dashboard's running ones included
+      // every list of tasks (any status, search or page), the dashboard's running ones included;
+      // of the tasks' pages, those read: a task that could not be read (no such task) is not asked again
+      const answered = (q: Query) => q.state.status !== 'error';
       void client.invalidateQueries({ queryKey: keyOf('/console/api/videos') });
-      if (all) void client.invalidateQueries({ queryKey: keyOf('/console/api/videos/{taskId}') });
-      else for (const id of moved) void client.invalidateQueries({ queryKey: videoKey(id) });
+      if (all) {
+        void client.invalidateQueries({
+          queryKey: keyOf('/console/api/videos/{taskId}'),
+          predicate: answered,
+        });
+      } else {
+        for (const id of moved)
+          void client.invalidateQueries({ queryKey: videoKey(id), predicate: answered });
+      }
       moved.clear();
       all = false;
     };

@@ -323,7 +323,7 @@ describe('TaskLifecycle.create', () => {
     idempotency: idempotencyKey ? { key: idempotencyKey, requestHash: 'h1' } : undefined,
   });
 
-  it('commits the charged task, then hands its job to the queue, then counts it', async () => {
+  it('commits the charged task, then hands its job to the queue, then counts and publishes it', async () => {
     const steps: string[] = [];
     const { lifecycle, metrics } = recorded({
       videoQueue: {
@@ -338,7 +338,8 @@ describe('TaskLifecycle.create', () => {
     const task = input();
     const created = await lifecycle.create(task);
     expect(created).toMatchObject({ created: true, enqueued: true, row: { id: task.id, status: 'pending' } });
-    expect(steps).toEqual([`enqueue (task pending, ${task.requestId})`]);
+    // published for the console's live pages, after the job is handed over
+    expect(steps).toEqual([`enqueue (task pending, ${task.requestId})`, 'publish pending']);
     expect(await transitions(metrics)).toEqual({ pending: 1 });
     expect((await getAccount(database.db, accountId))!.balanceMicroUsd).toBe(before - PRICE);
     await failTask(database.db, task.id, { code: 'x', message: 'done' });
