@@ -105,6 +105,29 @@ describe('image call settlement', () => {
     expect(await balance(accountId)).toBe(1_000_000 - 2 * PRICE);
   });
 
+  it('marks calls that end together in one statement, each hearing its own outcome', async () => {
+    const accountId = await account();
+    const refs = await Promise.all(Array.from({ length: 20 }, () => charge(accountId, 1)));
+    // the sweep settled one of them first: its own settlement finds it settled
+    await age(refs[0]!);
+    expect((await sweep()).map((c) => c.ref)).toEqual([refs[0]]);
+    let statements = 0;
+    const count = () => {
+      statements += 1;
+    };
+    database.pool.on('acquire', count);
+    const settled = await Promise.all(
+      [...refs, refs[1]!].map((ref) => settleImageCall(database.db, { accountId, ref, refundMicroUsd: 0 })),
+    );
+    database.pool.off('acquire', count);
+    // one call marked twice at once: one of the two marks applies
+    expect(settled.map((s) => s.settled)).toEqual([false, ...refs.slice(1).map(() => true), false]);
+    // fewer statements than calls: those ending while a mark was on its way went together
+    expect(statements).toBeLessThan(refs.length);
+    for (const ref of refs) expect((await usage(ref)).settled).toBe(true);
+    expect(await balance(accountId)).toBe(1_000_000 - 19 * PRICE);
+  });
+
   it('writes every other charge (a video task) settled, so the sweep never touches it', async () => {
     const accountId = await account();
     await database.db.transaction((tx) =>
