@@ -7,6 +7,7 @@ import {
 } from '@mediagate/shared/config';
 import { refineImageCallEnv } from '@mediagate/shared/images';
 import { MEDIA_REQUIRED_IN_PRODUCTION, mediaEnvSchema, refineMediaEnv } from '@mediagate/shared/media';
+import { refinePaymentNotifyUrl, refinePaymentsEnv } from '@mediagate/shared/payments';
 import { ssrfEnvSchema } from '@mediagate/shared/webhooks';
 import { z } from 'zod';
 import { accountsEnvShape } from './config-accounts';
@@ -79,6 +80,8 @@ export const apiEnvSchema = baseEnvSchema
   .superRefine((env, ctx) => {
     refineImageCallEnv(env, ctx);
     refineMediaEnv(env, ctx);
+    refinePaymentsEnv(env, ctx);
+    refinePaymentNotifyUrl(env, ctx);
     const largest = Math.max(env.BODY_LIMIT_BYTES, env.IMAGE_BODY_LIMIT_BYTES);
     for (const name of ['BODY_IN_FLIGHT_BYTES', 'BODY_IN_FLIGHT_BYTES_PER_ACCOUNT'] as const) {
       if (env[name] < largest) {

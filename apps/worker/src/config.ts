@@ -8,7 +8,7 @@ import {
 } from '@mediagate/shared/config';
 import { imageCallEnvSchema, refineImageCallEnv } from '@mediagate/shared/images';
 import { MEDIA_REQUIRED_IN_PRODUCTION, mediaEnvSchema, refineMediaEnv } from '@mediagate/shared/media';
-import { paymentsEnvShape } from '@mediagate/shared/payments';
+import { paymentsEnvShape, refinePaymentsEnv } from '@mediagate/shared/payments';
 import { upstreamEnvSchema } from '@mediagate/shared/upstream';
 import { ssrfEnvSchema } from '@mediagate/shared/webhooks';
 import { z } from 'zod';
@@ -85,6 +85,7 @@ export const workerEnvSchema = baseEnvSchema
   })
   .superRefine((env, ctx) => {
     refineImageCallEnv(env, ctx);
+    refinePaymentsEnv(env, ctx);
     if (env.WORKER_ROLE.some(storesMedia)) refineMediaEnv(env, ctx);
   });
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { z } from 'zod';
+import { z } from 'zod';
 import {
   type AccountView,
   announceKeyRevocation,
@@ -17,6 +17,7 @@ import {
 import { usdToMicro } from '../billing';
 import { baseEnvSchema, loadConfig } from '../config/env';
 import { createDatabase, type Database, pgErrorCode } from '../db/client';
+import { createQrPaymentProviders, paymentsEnvShape, refinePaymentsEnv } from '../payments';
 import { createCallbacksQueue, enqueueDelivery } from '../queue/callbacks-queue';
 import { createRedis } from '../queue/connection';
 import { redeliverFailedSince } from '../webhooks/outbox';
@@ -43,6 +44,12 @@ callbacks
   callbacks:redeliver --account <account id> --since <ISO time>
                       sends again every failed callback delivery of the account created since
                       then, with a fresh retry schedule; prints how many
+
+payments
+  payments:check      proves each configured payment provider's credentials (the ALIPAY_ and
+                      WECHATPAY_ variables): asks it about an order that does not exist and checks
+                      that the answer comes back signed and verified; prints one line per provider;
+                      exit 1 when one fails (the line says why: refused, unsigned, not verified)
 
   help, --help, -h    this text
 
@@ -154,6 +161,10 @@ async function main(argv: string[]): Promise<number> {
   if (values.help) {
     out(`${USAGE}\n`);
     return 0;
+  }
+  if (command === 'payments:check') {
+    if (positionals.length > 0) throw usage(`${command} takes no argument "${positionals[0]}"`);
+    return checkPayments();
   }
   const known = [
     'account:create',
@@ -327,6 +338,30 @@ async function run(
     }
   }
   throw usage(`unknown command "${command}"`);
+}
+
+/**
+ * payments:check: each configured provider asked about an order that does not exist; the answer
+ * must come back signed and verified (a wrong key, app id, mchid or serial fails here, not on a
+ * customer's first order).
+ */
+async function checkPayments(): Promise<number> {
+  const config = loadConfig(z.object(paymentsEnvShape).superRefine(refinePaymentsEnv));
+  const providers = createQrPaymentProviders(config);
+  if (providers.size === 0) {
+    say('no payment provider is configured (no ALIPAY_ or WECHATPAY_ variables): nothing to check');
+    return 1;
+  }
+  let failed = 0;
+  for (const [name, provider] of providers) {
+    try {
+      out(`${name}: ok: ${await provider.check()}\n`);
+    } catch (err) {
+      failed += 1;
+      out(`${name}: FAILED: ${(err as Error).message}\n`);
+    }
+  }
+  return failed > 0 ? 1 : 0;
 }
 
 /** A URL without its password, for messages. */

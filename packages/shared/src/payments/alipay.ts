@@ -7,6 +7,7 @@ import {
   type NotificationAnswer,
   PaymentProviderError,
   PaymentVerificationError,
+  checkOrderId,
   type ProviderTradeState,
   type QrPaymentProvider,
   yuanToFen,
@@ -132,10 +133,66 @@ export function createAlipayProvider(config: AlipayConfig): QrPaymentProvider {
         >;
       } catch (err) {
         if (attempt === 0 && isStaleConnection(err)) continue;
-        throw new PaymentProviderError('alipay', `${method} failed: ${(err as Error).message}`);
+        throw (
+          gatewayError(method, err) ??
+          (await unsignedRefusal(method, extra, bizContent, err)) ??
+          new PaymentProviderError('alipay', `${method} failed: ${(err as Error).message}`)
+        );
       }
     }
   }
+
+  /**
+   * Alipay's unsigned `error_response` (an app id it does not know, a method the app may not call,
+   * our signature refused): the SDK reports it as a signature failure of the answer; it is the
+   * gateway refusing the request, reported with its code. A signed answer that does not verify stays
+   * a signature failure.
+   */
+  const gatewayError = (method: string, err: unknown): PaymentProviderError | undefined => {
+    const raw = (err as { responseDataRaw?: unknown }).responseDataRaw;
+    if (typeof raw !== 'string') return undefined;
+    let body: { error_response?: Record<string, unknown>; sign?: unknown };
+    try {
+      body = JSON.parse(raw) as typeof body;
+    } catch {
+      return undefined;
+    }
+    const e = body.error_response;
+    if (!e || typeof e !== 'object' || body.sign !== undefined) return undefined;
+    return new PaymentProviderError(
+      'alipay',
+      `${method} refused by the gateway: error_response ${String(e.code)} ${String(e.sub_code ?? e.msg ?? '')}${e.sub_msg ? ` (${String(e.sub_msg)})` : ''}`.trim(),
+      String(e.sub_code ?? e.code),
+    );
+  };
+
+  /**
+   * The SDK fails on an unsigned answer before showing it (a signature of undefined): asked once
+   * more without verification, an answer that is a gateway refusal (`isv.*` or a gateway code)
+   * is reported as that refusal. Only the message comes from it: nothing unverified is acted upon.
+   */
+  const GATEWAY_CODES = new Set(['20000', '20001', '40001', '40002', '40006']);
+  const unsignedRefusal = async (
+    method: string,
+    extra: Record<string, string>,
+    bizContent: Record<string, unknown>,
+    err: unknown,
+  ): Promise<PaymentProviderError | undefined> => {
+    if (isStaleConnection(err)) return undefined;
+    let r: Record<string, unknown>;
+    try {
+      r = (await sdk.exec(method, { ...extra, bizContent }, { validateSign: false })) as Record<string, unknown>;
+    } catch {
+      return undefined;
+    }
+    const subCode = String(r.sub_code ?? '');
+    if (!GATEWAY_CODES.has(String(r.code)) && !subCode.startsWith('isv.')) return undefined;
+    return new PaymentProviderError(
+      'alipay',
+      `${method} refused by the gateway: error_response ${String(r.code)} ${subCode}${r.sub_msg ? ` (${String(r.sub_msg)})` : ''}, unsigned`,
+      subCode || String(r.code),
+    );
+  };
 
   const failure = (method: string, r: Record<string, unknown>) =>
     new PaymentProviderError(
@@ -189,6 +246,14 @@ export function createAlipayProvider(config: AlipayConfig): QrPaymentProvider {
       } catch (err) {
         throw new PaymentProviderError('alipay', `alipay.trade.wap.pay failed: ${(err as Error).message}`);
       }
+    },
+
+    async check() {
+      const r = await call('alipay.trade.query', { out_trade_no: checkOrderId() });
+      // the answer was verified with Alipay's key (validateSign) before it is read
+      if (r.code === '40004' && r.sub_code === 'ACQ.TRADE_NOT_EXIST')
+        return 'alipay.trade.query of an order that does not exist: ACQ.TRADE_NOT_EXIST, signed and verified';
+      throw failure('alipay.trade.query', r);
     },
 
     async query(orderId) {

@@ -66,6 +66,85 @@ export const paymentsEnvShape = {
 
 export type PaymentsConfig = z.output<z.ZodObject<typeof paymentsEnvShape>>;
 
+const ALIPAY_CERTS = ['ALIPAY_APP_CERT', 'ALIPAY_PUBLIC_CERT', 'ALIPAY_ROOT_CERT'] as const;
+const ALIPAY_VARS = ['ALIPAY_APP_ID', 'ALIPAY_PRIVATE_KEY', 'ALIPAY_PUBLIC_KEY', ...ALIPAY_CERTS] as const;
+const WECHAT_REQUIRED = [
+  'WECHATPAY_MCHID',
+  'WECHATPAY_APPID',
+  'WECHATPAY_MERCHANT_SERIAL',
+  'WECHATPAY_PRIVATE_KEY',
+  'WECHATPAY_API_V3_KEY',
+] as const;
+const WECHAT_VARS = [
+  ...WECHAT_REQUIRED,
+  'WECHATPAY_PLATFORM_CERTS',
+  'WECHATPAY_PUBLIC_KEY',
+  'WECHATPAY_PUBLIC_KEY_ID',
+] as const;
+
+/**
+ * A provider's configuration is all or nothing: once one of its variables is set, each variable it
+ * needs must be, and a missing one is a startup error that names it (never a provider silently
+ * left out). Alipay needs ALIPAY_APP_ID, ALIPAY_PRIVATE_KEY and either ALIPAY_PUBLIC_KEY or the
+ * three certificates; WeChat Pay its five identity variables and the platform certificates or the
+ * WeChat Pay public key with its id.
+ */
+export function refinePaymentsEnv(env: PaymentsConfig, ctx: z.RefinementCtx): void {
+  const missing = (name: string, message: string) => ctx.addIssue({ code: 'custom', path: [name], message });
+  const setOf = (names: readonly (keyof PaymentsConfig)[]) => names.filter((n) => env[n] !== undefined);
+  const alipay = setOf(ALIPAY_VARS);
+  if (alipay.length > 0) {
+    const partly = `Alipay is configured in part (${alipay.join(', ')} set): set it too, or unset every ALIPAY_ variable`;
+    for (const name of ['ALIPAY_APP_ID', 'ALIPAY_PRIVATE_KEY'] as const)
+      if (!env[name]) missing(name, `required: ${partly}`);
+    const certs = setOf(ALIPAY_CERTS);
+    if (certs.length > 0) {
+      for (const name of ALIPAY_CERTS)
+        if (!env[name])
+          missing(name, `required in certificate mode (${certs.join(', ')} set): the three certificates go together`);
+    } else if (!env.ALIPAY_PUBLIC_KEY) {
+      missing(
+        'ALIPAY_PUBLIC_KEY',
+        `required (or ALIPAY_APP_CERT, ALIPAY_PUBLIC_CERT and ALIPAY_ROOT_CERT in certificate mode): ${partly}`,
+      );
+    }
+  }
+  const wechat = setOf(WECHAT_VARS);
+  if (wechat.length > 0) {
+    const partly = `WeChat Pay is configured in part (${wechat.join(', ')} set): set it too, or unset every WECHATPAY_ variable`;
+    for (const name of WECHAT_REQUIRED) if (!env[name]) missing(name, `required: ${partly}`);
+    if (env.WECHATPAY_API_V3_KEY && Buffer.byteLength(env.WECHATPAY_API_V3_KEY, 'utf8') !== 32)
+      missing('WECHATPAY_API_V3_KEY', 'must be the 32-character APIv3 key');
+    if (env.WECHATPAY_PUBLIC_KEY && !env.WECHATPAY_PUBLIC_KEY_ID)
+      missing('WECHATPAY_PUBLIC_KEY_ID', 'required with WECHATPAY_PUBLIC_KEY (its PUB_KEY_ID_... id)');
+    else if (env.WECHATPAY_PUBLIC_KEY_ID && !env.WECHATPAY_PUBLIC_KEY)
+      missing('WECHATPAY_PUBLIC_KEY', 'required with WECHATPAY_PUBLIC_KEY_ID (the key it names)');
+    else if (!env.WECHATPAY_PLATFORM_CERTS && !env.WECHATPAY_PUBLIC_KEY)
+      missing(
+        'WECHATPAY_PUBLIC_KEY',
+        `required, with WECHATPAY_PUBLIC_KEY_ID (or WECHATPAY_PLATFORM_CERTS): ${partly}`,
+      );
+  }
+}
+
+/**
+ * PAYMENT_NOTIFY_BASE_URL, where the providers send notifications, must be https (WeChat Pay
+ * refuses any other notify_url) unless NODE_ENV is unset, `development` or `test`.
+ */
+export function refinePaymentNotifyUrl(
+  env: { NODE_ENV?: string; PAYMENT_NOTIFY_BASE_URL?: string },
+  ctx: z.RefinementCtx,
+): void {
+  const url = env.PAYMENT_NOTIFY_BASE_URL;
+  const local = env.NODE_ENV === undefined || env.NODE_ENV === 'development' || env.NODE_ENV === 'test';
+  if (url && !local && !url.startsWith('https://'))
+    ctx.addIssue({
+      code: 'custom',
+      path: ['PAYMENT_NOTIFY_BASE_URL'],
+      message: `must be an https URL outside development and test (NODE_ENV=${env.NODE_ENV}): the providers notify only https addresses`,
+    });
+}
+
 /** A certificate given as PEM (literal `\n` allowed) or as the path of its file. */
 function pemOrFile(value: string): string {
   return value.includes('-----BEGIN') ? pemFromEnv(value) : readFileSync(value, 'utf8');

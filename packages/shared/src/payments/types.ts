@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 /** The QR-code payment providers a top-up order can use. */
 export const QR_PROVIDERS = ['alipay', 'wechat'] as const;
 export type QrProviderName = (typeof QR_PROVIDERS)[number];
@@ -93,6 +94,12 @@ export interface QrPaymentProvider extends PaymentProvider<VerifiedNotification>
     returnUrl: string;
   }): Promise<{ payUrl: string }>;
   query(orderId: string): Promise<ProviderTradeState>;
+  /**
+   * Proves the credentials (payments:check): asks about an order that does not exist and resolves
+   * with what the provider said once its answer came back signed and verified; throws
+   * PaymentProviderError otherwise (the request refused, the answer unsigned or not verified).
+   */
+  check(): Promise<string>;
   /** closes an unpaid order; what the provider answered (CloseOutcome) */
   close(orderId: string): Promise<CloseOutcome>;
   /**
@@ -136,6 +143,11 @@ export class PaymentProviderError extends Error {
     super(message);
     this.name = 'PaymentProviderError';
   }
+}
+
+/** An order id no order has (`check_` + 24 random hex characters): what payments:check asks about. */
+export function checkOrderId(): string {
+  return `check_${randomBytes(12).toString('hex')}`;
 }
 
 /** `35.5` / `"35.50"` yuan as fen; null unless a plain non-negative amount with at most 2 decimals. */

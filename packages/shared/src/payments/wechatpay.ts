@@ -10,6 +10,7 @@ import {
 } from 'node:crypto';
 import { request } from 'undici';
 import {
+  checkOrderId,
   isStaleConnection,
   type NotificationAnswer,
   PaymentProviderError,
@@ -227,7 +228,8 @@ export function createWechatPayProvider(config: WechatPayConfig): WechatPayProvi
     }
   }
 
-  async function call(method: 'GET' | 'POST', path: string, payload?: unknown) {
+  /** `verifyAll`: verify the answer's signature whatever its status (payments:check) */
+  async function call(method: 'GET' | 'POST', path: string, payload?: unknown, verifyAll = false) {
     if (certificates?.due()) {
       // the first download is awaited when nothing else verifies answers; later ones run beside calls
       const download = certificates.refresh().catch(() => 0);
@@ -243,16 +245,18 @@ export function createWechatPayProvider(config: WechatPayConfig): WechatPayProvi
         throw new PaymentProviderError('wechat', `${method} ${path}: unreadable answer (${res.status})`);
       }
     }
-    if (res.status >= 200 && res.status < 300) {
+    if ((res.status >= 200 && res.status < 300) || verifyAll) {
       try {
         const serial = res.headers['wechatpay-serial'];
         // a serial nobody knows: WeChat Pay rotated its certificate; download the new one
         await certificates?.learn(Array.isArray(serial) ? serial[0] : serial).catch(() => false);
         verifyWechatSignature(verifiers, res.headers, text, config.toleranceSeconds);
       } catch (err) {
+        const answered =
+          res.status >= 300 ? ` (it answered ${res.status} ${String(json.code ?? '')})` : '';
         throw new PaymentProviderError(
           'wechat',
-          `${method} ${path}: answer not verified: ${(err as Error).message}`,
+          `${method} ${path.split('?')[0]}: answer not verified${answered}: ${(err as Error).message}`,
         );
       }
     }
@@ -299,6 +303,16 @@ export function createWechatPayProvider(config: WechatPayConfig): WechatPayProvi
       if (r.status !== 200 || typeof r.json.h5_url !== 'string') throw failure('H5 order', r);
       // WeChat Pay sends the payer back to redirect_url once the payment is done
       return { payUrl: `${r.json.h5_url}&redirect_url=${encodeURIComponent(order.returnUrl)}` };
+    },
+
+    async check() {
+      const id = checkOrderId();
+      const path = `/v3/pay/transactions/out-trade-no/${id}?mchid=${encodeURIComponent(config.mchid)}`;
+      // the answer's signature is verified whatever its status
+      const r = await call('GET', path, undefined, true);
+      if (r.status === 404 && r.json.code === 'ORDER_NOT_EXIST')
+        return 'order query of an order that does not exist: 404 ORDER_NOT_EXIST, signed and verified';
+      throw failure('order query', r);
     },
 
     async query(orderId) {
