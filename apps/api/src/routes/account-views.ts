@@ -57,7 +57,12 @@ export const topUpObjectSchema = consoleObject('TopUp', {
   amount_cny: z.number(),
   credit_usd: z.number(),
   bonus_usd: z.number(),
-  qr_code: z.string().nullable().describe('the content to render as a QR code'),
+  channel: z.enum(['qr', 'mobile']),
+  qr_code: z.string().nullable().describe('the content to render as a QR code (channel qr)'),
+  pay_url: z
+    .string()
+    .nullable()
+    .describe("the URL to open in the phone's browser to pay (channel mobile); it returns to the console"),
   expires_at: z.number().int(),
   created_at: z.number().int(),
   paid_at: z.number().int().nullable(),
@@ -73,7 +78,9 @@ export function topUpObject(o: TopUpOrderRow) {
     amount_cny: o.amountFen / 100,
     credit_usd: usd(o.creditMicroUsd),
     bonus_usd: usd(o.bonusMicroUsd),
+    channel: o.payUrl ? ('mobile' as const) : ('qr' as const),
     qr_code: o.qrCode,
+    pay_url: o.payUrl,
     expires_at: toSeconds(o.expiresAt)!,
     created_at: toSeconds(o.createdAt)!,
     paid_at: toSeconds(o.paidAt),

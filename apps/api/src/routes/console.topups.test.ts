@@ -386,6 +386,37 @@ describe.each(['alipay', 'wechat'] as const)('%s through the payment simulator',
       ? alipayNotification({ id: t.id, amountFen: fen(t) }, o)
       : wechatNotification({ id: t.id, amountFen: fen(t) }, o);
 
+  it('on a phone: a pay URL instead of a QR code; paying on its page credits the order and returns to the console', async () => {
+    const { session, accountId } = await consoleAccount(api, 0);
+    const res = await consoleCall(api, 'POST', '/console/api/topups', session, {
+      amount_cny: 35,
+      provider,
+      channel: 'mobile',
+    });
+    const t = (await expectContract(res, contractFor('post /console/api/topups'), 201)) as any;
+    expect(t).toMatchObject({ status: 'created', channel: 'mobile', qr_code: null });
+    expect(t.pay_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
+    // the phone's browser: the pay URL leads to the provider's page, whose form pays
+    let page = t.pay_url as string;
+    for (
+      let r = await fetch(page, { redirect: 'manual' });
+      r.status === 303;
+      r = await fetch(page, { redirect: 'manual' })
+    ) {
+      page = new URL(r.headers.get('location')!, page).toString();
+    }
+    const redirect = provider === 'wechat' ? (new URL(t.pay_url).searchParams.get('redirect_url') ?? '') : '';
+    const paid = await fetch(page, {
+      method: 'POST',
+      body: new URLSearchParams({ token: CONTROL_TOKEN, redirect_url: redirect }),
+      redirect: 'manual',
+    });
+    expect(paid.status).toBe(303);
+    expect(paid.headers.get('location')).toContain(`/console/topup?order=${t.id}`);
+    await waitFor(async () => (await status(session, t.id)) === 'credited', { what: 'credited' });
+    expect(await balance(accountId)).toBe(7_000_000);
+  });
+
   it('creates an order with the QR content, and credits it once paid (the notification, answered as the protocol wants)', async () => {
     const { session, accountId } = await consoleAccount(api, 0);
     const res = await consoleCall(api, 'POST', '/console/api/topups', session, { amount_cny: 35, provider });

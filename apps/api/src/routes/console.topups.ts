@@ -28,6 +28,12 @@ export const createTopUpBody = z.strictObject({
       message: 'must have at most 2 decimals',
     }),
   provider: z.enum(QR_PROVIDERS),
+  channel: z
+    .enum(['qr', 'mobile'])
+    .default('qr')
+    .describe(
+      'qr: a QR code to scan with another device; mobile: a pay URL for the browser of the phone the console runs on (Alipay mobile-web payment, WeChat Pay H5)',
+    ),
 });
 
 export const topUpOptionsSchema = consoleObject('TopUpOptions', {
@@ -124,6 +130,15 @@ export function register(router: Router, deps: ApiDeps): void {
         ttlSeconds,
         maxOpen,
         notifyBaseUrl: notifyBase,
+        // on a phone the payer's browser pays, then comes back to this order in the console
+        mobile:
+          b.channel === 'mobile'
+            ? {
+                payerIp: req.ip ?? '127.0.0.1',
+                returnUrl: (id) =>
+                  `${deps.config.PUBLIC_BASE_URL ?? notifyBase}/console/topup?order=${encodeURIComponent(id)}`,
+              }
+            : undefined,
         metrics: deps.metrics,
       });
     } catch (err) {

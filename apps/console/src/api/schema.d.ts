@@ -1934,8 +1934,12 @@ export interface components {
       amount_cny: number;
       credit_usd: number;
       bonus_usd: number;
-      /** @description the content to render as a QR code */
+      /** @enum {string} */
+      channel: 'qr' | 'mobile';
+      /** @description the content to render as a QR code (channel qr) */
       qr_code: string | null;
+      /** @description the URL to open in the phone's browser to pay (channel mobile); it returns to the console */
+      pay_url: string | null;
       expires_at: number;
       created_at: number;
       paid_at: number | null;
@@ -4549,6 +4553,12 @@ export interface operations {
           amount_cny: number;
           /** @enum {string} */
           provider: 'alipay' | 'wechat';
+          /**
+           * @description qr: a QR code to scan with another device; mobile: a pay URL for the browser of the phone the console runs on (Alipay mobile-web payment, WeChat Pay H5)
+           * @default qr
+           * @enum {string}
+           */
+          channel?: 'qr' | 'mobile';
         };
       };
     };

@@ -41,14 +41,18 @@ export async function insertTopUpOrder(
   return row!;
 }
 
-export async function setTopUpQrCode(
+/** Stores where the payer pays: the QR code's content, or the mobile pay URL. */
+export async function setTopUpPaymentTarget(
   db: DbOrTx,
   id: string,
-  qrCode: string,
+  target: { qrCode: string } | { payUrl: string },
 ): Promise<TopUpOrderRow | undefined> {
   const [row] = await db
     .update(topupOrders)
-    .set({ qrCode, updatedAt: new Date() })
+    .set({
+      ...('payUrl' in target ? { payUrl: target.payUrl } : { qrCode: target.qrCode }),
+      updatedAt: new Date(),
+    })
     .where(eq(topupOrders.id, id))
     .returning();
   return row;
@@ -144,7 +148,9 @@ export async function markTopUpOrderPaid(
       paidAt: args.paidAt && !Number.isNaN(args.paidAt.getTime()) ? args.paidAt : now,
       updatedAt: now,
     })
-    .where(and(eq(topupOrders.id, args.orderId), inArray(topupOrders.status, ['created', 'expired', 'closed'])))
+    .where(
+      and(eq(topupOrders.id, args.orderId), inArray(topupOrders.status, ['created', 'expired', 'closed'])),
+    )
     .returning({ id: topupOrders.id });
   return rows.length > 0;
 }

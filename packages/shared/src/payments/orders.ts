@@ -6,7 +6,7 @@ import {
   markTopUpOrderPaid,
   openTopUpOrders,
   quoteCnyTopUp,
-  setTopUpQrCode,
+  setTopUpPaymentTarget,
 } from '../billing/topup-orders';
 import type { DbOrTx } from '../db/client';
 import type { TopUpOrderRow } from '../db/schema';
@@ -44,7 +44,7 @@ export function topUpSubject(amountFen: number): string {
 }
 
 /**
- * Places a QR-code top-up of `amountFen`: quotes it (TopUpTooSmallError below the minimum),
+ * Places a top-up of `amountFen` (a QR code, or for a payer on a phone a mobile pay URL): quotes it (TopUpTooSmallError below the minimum),
  * refuses an account holding `maxOpen` payable orders (TooManyOpenTopUpsError), writes the order,
  * then places it with the provider and stores its QR code. An order the provider does not take is
  * closed at once (TopUpOrderRefusedError).
@@ -59,6 +59,8 @@ export async function createTopUpOrder(
     ttlSeconds: number;
     maxOpen: number;
     notifyBaseUrl: string;
+    /** a payer on a phone: a mobile payment (a pay URL) instead of a QR code */
+    mobile?: { payerIp: string; returnUrl: (orderId: string) => string };
     metrics?: Metrics;
   },
 ): Promise<TopUpOrderRow> {
@@ -76,21 +78,28 @@ export async function createTopUpOrder(
     ...quote,
     expiresAt: new Date(Date.now() + args.ttlSeconds * 1000),
   });
-  let qrCode: string;
+  let target: { qrCode: string } | { payUrl: string };
   try {
-    ({ qrCode } = await provider.createQr({
+    const placed = {
       id: order.id,
       amountFen: args.amountFen,
       subject: topUpSubject(args.amountFen),
       expiresAt: order.expiresAt,
       notifyUrl: `${args.notifyBaseUrl}/payments/${provider.name}/notify`,
-    }));
+    };
+    target = args.mobile
+      ? await provider.createMobilePayment({
+          ...placed,
+          payerIp: args.mobile.payerIp,
+          returnUrl: args.mobile.returnUrl(order.id),
+        })
+      : await provider.createQr(placed);
   } catch (err) {
     await closeTopUpOrder(db, order.id, 'closed');
     args.metrics?.topUpOrders.inc({ provider: provider.name, outcome: 'closed' });
     throw new TopUpOrderRefusedError(provider.name, order.id, { cause: err });
   }
-  const saved = (await setTopUpQrCode(db, order.id, qrCode)) ?? order;
+  const saved = (await setTopUpPaymentTarget(db, order.id, target)) ?? order;
   args.metrics?.topUpOrders.inc({ provider: provider.name, outcome: 'created' });
   return saved;
 }

@@ -29,6 +29,8 @@ export const topupOrders = pgTable(
     /** Alipay trade_no / WeChat Pay transaction_id, once paid */
     providerTradeId: text('provider_trade_id'),
     qrCode: text('qr_code'),
+    /** a top-up paid on a phone: the URL the payer's browser opens (Alipay wap.pay, WeChat Pay H5) */
+    payUrl: text('pay_url'),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
