@@ -764,6 +764,49 @@ describeBrowser('the web console in a browser', () => {
     await page.context().close();
   });
 
+  it('speaks Chinese on a Chinese page for every error it provokes, the code only in the details', async () => {
+    const context = await browser.newContext({ viewport: WIDTHS.phone, isMobile: true, hasTouch: true });
+    errors.push(...collectErrors(context));
+    await context.addInitScript(() => window.localStorage.setItem('mediagate.lang', 'zh'));
+    const page = await context.newPage();
+    const alert = page.getByRole('alert');
+    const expectChineseOnly = async (what: string) => {
+      await alert.first().waitFor();
+      expect({ what, english: await englishOn(page) }).toEqual({ what, english: [] });
+      // the server's code is there for whoever opens the details, and only then
+      expect(await alert.first().innerText()).not.toMatch(/\(?[a-z]+_[a-z_]+\)?/);
+      await alert.first().getByText('详情').click();
+      expect(await alert.first().innerText()).toMatch(/[a-z]+_[a-z_]+/);
+    };
+    // a wrong password (401 invalid_credentials)
+    await page.goto(`${stack.apiUrl}/login`);
+    await page.getByLabel('邮箱').fill(USER.email);
+    await page.getByLabel('密码').fill('not-the-password-1');
+    await page.getByRole('button', { name: /^登\s*录$/ }).click();
+    await page.getByText('邮箱或密码错误。').waitFor();
+    await screenshot(page, 'login-error-zh');
+    await expectChineseOnly('wrong password');
+    // one of the most common passwords (zod refinement, 400 with param password)
+    await page.goto(`${stack.apiUrl}/signup`);
+    await page.getByLabel('邮箱').fill(`zh-${Date.now()}@example.test`);
+    await page.getByLabel(/^密码$/).fill('password');
+    await page.getByLabel('再次输入密码').fill('password');
+    await page.getByRole('button', { name: '发送验证码' }).click();
+    await page.getByText('该密码过于常见，请换一个。').waitFor();
+    await expectChineseOnly('common password');
+    // a strong one clears that box; then a wrong code (400 with param code)
+    await page.getByLabel(/^密码$/).fill('Zh-strong-pass-93');
+    await page.getByLabel('再次输入密码').fill('Zh-strong-pass-93');
+    await page.getByText('该密码过于常见，请换一个。').waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: '发送验证码' }).click();
+    await page.getByLabel('验证码').fill('000000');
+    await page.getByRole('button', { name: '创建账户' }).click();
+    await page.getByText(/验证码错误或已过期/).waitFor();
+    await screenshot(page, 'signup-wrong-code-zh');
+    await expectChineseOnly('wrong code');
+    await context.close();
+  });
+
   it('renders every page at 375 and 1440 px, in English and Chinese, without page errors', async () => {
     const anonymous = ['/login', '/signup', '/forgot-password'];
     const customer = [
@@ -870,6 +913,20 @@ const pageName = (p: string) =>
     .replace(/acct_[0-9A-Za-z]+/, 'detail')
     .replace(/\?tab=/, '-')
     .replace(/\//g, '-') || 'root';
+
+/** Words of three or more Latin letters on the page, besides names, addresses and ids (none on a Chinese page). */
+async function englishOn(page: Page): Promise<string[]> {
+  const text = await page.locator('body').innerText();
+  // product and package names
+  const allowed = new Set(['mediagate', 'openai', 'API', 'USD', 'CNY']);
+  return (
+    text
+      .replace(/\S+@\S+/g, ' ')
+      .replace(/https?:\/\/\S+/g, ' ')
+      .replace(/\b(?:task|acct|key|ep)_[0-9A-Za-z]+/g, ' ')
+      .match(/[A-Za-z]{3,}/g) ?? []
+  ).filter((w) => !allowed.has(w));
+}
 
 async function accountOf(email: string): Promise<string> {
   const r = await stack.pool.query('select id from accounts where email = $1', [email.toLowerCase()]);

@@ -1,16 +1,24 @@
-import { Alert, Button } from 'antd';
-import type { CSSProperties } from 'react';
-import { ApiError } from '../api/client';
+import { Alert, Button, Typography } from 'antd';
+import { type CSSProperties, useState } from 'react';
 import { useT } from '../i18n/i18n';
+import { errorMessage, errorWords } from '../lib/error-words';
 
-/** The words of an error: the API's message (with its code), else the error's own message. */
+/** The server's own words of an error (operators' pages); customers' pages use useErrorText. */
 export function errorText(error: unknown): string {
-  if (error instanceof ApiError) return error.message;
-  if (error instanceof Error) return error.message;
-  return String(error);
+  return error instanceof Error ? error.message : String(error);
 }
 
-/** An error shown in words, never swallowed; with a retry button when a retry makes sense. */
+/** The words of an error in the page's language (a toast, a field's message). */
+export function useErrorText(): (error: unknown) => string {
+  const t = useT();
+  return (error) => errorMessage(error, t);
+}
+
+/**
+ * An error shown in words, never swallowed: titled by what the person can do about it, in the
+ * page's language; the server's own message and code only when the details are opened. With a
+ * retry button when a retry makes sense.
+ */
 export function ErrorAlert({
   error,
   onRetry,
@@ -23,19 +31,40 @@ export function ErrorAlert({
   title?: string;
 }) {
   const t = useT();
+  const [open, setOpen] = useState(false);
   if (!error) return null;
-  const code = error instanceof ApiError ? error.code : undefined;
+  const words = errorWords(error, t);
   return (
     <Alert
       type="error"
       showIcon
       role="alert"
       style={style}
-      title={title ?? t('common.error')}
+      title={title ?? words.title}
       description={
         <span>
-          {errorText(error)}
-          {code && code !== 'http_error' ? <span style={{ opacity: 0.6 }}> ({code})</span> : null}
+          {words.text}
+          {words.details ? (
+            <>
+              {' '}
+              <Typography.Link
+                onClick={() => setOpen((o) => !o)}
+                aria-expanded={open}
+                style={{ fontSize: 12 }}
+              >
+                {t('error.details')}
+              </Typography.Link>
+              {open ? (
+                <Typography.Text
+                  type="secondary"
+                  code
+                  style={{ display: 'block', marginTop: 4, fontSize: 12, wordBreak: 'break-word' }}
+                >
+                  {words.details}
+                </Typography.Text>
+              ) : null}
+            </>
+          ) : null}
         </span>
       }
       action={

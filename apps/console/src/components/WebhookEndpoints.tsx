@@ -4,7 +4,7 @@ import { $api, api, keyOf, unwrap } from '../api/client';
 import type { components } from '../api/schema';
 import { useT } from '../i18n/i18n';
 import { formatTime } from '../lib/format';
-import { ErrorAlert } from './ErrorAlert';
+import { ErrorAlert, useErrorText } from './ErrorAlert';
 
 export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
 
@@ -87,6 +87,7 @@ export function EndpointCard(props: {
 export function WebhookEndpoints() {
   const t = useT();
   const { message } = App.useApp();
+  const errorText = useErrorText();
   const client = useQueryClient();
   const list = $api.useQuery('get', '/console/api/webhooks/endpoints');
   const enable = useMutation({
@@ -98,7 +99,7 @@ export function WebhookEndpoints() {
       void client.invalidateQueries({ queryKey: keyOf('/console/api/webhooks/endpoints') });
       void message.success(t('endpoints.enabled', { n: (r as { redelivered: number }).redelivered }));
     },
-    onError: (err) => void message.error(err.message),
+    onError: (err) => void message.error(errorText(err)),
   });
   const rows = (list.data?.data ?? []) as WebhookEndpoint[];
   return (

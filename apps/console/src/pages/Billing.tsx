@@ -5,7 +5,7 @@ import { type ReactNode, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { $api } from '../api/client';
 import type { components } from '../api/schema';
-import { errorText } from '../components/ErrorAlert';
+import { useErrorText } from '../components/ErrorAlert';
 import { ListCard, type Pager, usePager } from '../components/ListCard';
 import { type Translate, useT } from '../i18n/i18n';
 import { downloadCsv, fetchAllPages, toCsv } from '../lib/csv';
@@ -79,6 +79,7 @@ function PagedTable<R extends { id: string }, K extends QueryKey>({
 }) {
   const t = useT();
   const { message } = App.useApp();
+  const errorText = useErrorText();
   const [exporting, setExporting] = useState(false);
   const client = useQueryClient();
   const list = useQuery(query(pager.limit, pager.cursor));

@@ -127,6 +127,11 @@ export function SignupPage() {
         onFinish={(v: { email: string; password: string }) =>
           register.mutate({ email: v.email, password: v.password })
         }
+        // a refusal is about what was sent: it leaves once the form changes (a strong password
+        // typed after a common one leaves no red box behind)
+        onValuesChange={() => {
+          if (register.error) register.reset();
+        }}
         requiredMark={false}
       >
         <EmailField autoComplete="email" />

@@ -15,7 +15,7 @@ import {
 } from 'antd';
 import { useState } from 'react';
 import { $api, api, keyOf, unwrap } from '../api/client';
-import { ErrorAlert } from '../components/ErrorAlert';
+import { ErrorAlert, useErrorText } from '../components/ErrorAlert';
 import { WebhookEndpoints } from '../components/WebhookEndpoints';
 import { useT } from '../i18n/i18n';
 import { formatTime } from '../lib/format';
@@ -23,6 +23,7 @@ import { formatTime } from '../lib/format';
 export function WebhooksPage() {
   const t = useT();
   const { message } = App.useApp();
+  const errorText = useErrorText();
   const client = useQueryClient();
   const [revealed, setRevealed] = useState(false);
   const secret = $api.useQuery('get', '/console/api/webhooks/secret', undefined, {
@@ -42,7 +43,7 @@ export function WebhooksPage() {
     mutationFn: (on: boolean) =>
       unwrap(api.POST('/console/api/webhooks/settings', { body: { video_processing: on } })),
     onSuccess: (data) => client.setQueryData(keyOf('/console/api/webhooks/settings'), data),
-    onError: (err) => void message.error(err.message),
+    onError: (err) => void message.error(errorText(err)),
   });
   const test = useMutation({
     mutationFn: (url: string) => unwrap(api.POST('/console/api/webhooks/test', { body: { url } })),

@@ -1,4 +1,4 @@
-import { screen } from '@testing-library/react';
+import { fireEvent, screen } from '@testing-library/react';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { apiError, fakeApi, renderAt } from '../../test/render';
 import { DashboardPage } from './Dashboard';
@@ -53,7 +53,9 @@ describe('dashboard', () => {
       apiError(500, 'server_error', 'The summary failed (request id req_1).'),
     );
     renderAt('/console', [{ path: '/console', element: <DashboardPage /> }]);
-    expect(await screen.findByText('The summary failed (request id req_1).')).toBeTruthy();
+    expect(await screen.findByText(/^Something failed on our side/)).toBeTruthy();
+    fireEvent.click(screen.getByText('Details'));
+    expect(screen.getByText(/The summary failed \(request id req_1\)\./)).toBeTruthy();
     expect(screen.queryByText('Test credit')).toBeNull();
   });
 

@@ -23,7 +23,11 @@ describe('sign-in page', () => {
     type('Password', 'nope-nope');
     fireEvent.click(screen.getByRole('button', { name: 'Sign in' }));
     expect(await screen.findByText('Wrong e-mail or password.')).toBeTruthy();
-    expect(screen.getByText('(invalid_credentials)')).toBeTruthy();
+    expect(screen.getByText('Please check')).toBeTruthy();
+    // the code is for whoever opens the details
+    expect(screen.queryByText(/invalid_credentials/)).toBeNull();
+    fireEvent.click(screen.getByText('Details'));
+    expect(screen.getByText(/\(invalid_credentials\)/)).toBeTruthy();
   });
 
   it('goes to the page it was sent from after signing in, never to another site', async () => {
@@ -99,7 +103,8 @@ describe('sign-up page', () => {
       timeout: 10_000,
     });
     fireEvent.click(screen.getByRole('button', { name: 'Send a new code' }));
-    expect(await screen.findByText('A code was sent a moment ago.')).toBeTruthy();
+    expect(await screen.findByText('Too many attempts. Wait a moment and try again.')).toBeTruthy();
+    expect(screen.getByText('Please wait')).toBeTruthy();
 
     type('Verification code', '123456');
     fireEvent.click(screen.getByRole('button', { name: 'Create the account' }));
@@ -141,7 +146,7 @@ describe('forgot-password page', () => {
     expect(await screen.findByText('The two passwords differ.')).toBeTruthy();
     type('Password again', 'a-new-password-9');
     fireEvent.click(screen.getByRole('button', { name: 'Set the new password' }));
-    expect(await screen.findByText(/The reset code is wrong/)).toBeTruthy();
+    expect(await screen.findByText(/This code is wrong or has expired/)).toBeTruthy();
     type('Reset code', '123456');
     fireEvent.click(screen.getByRole('button', { name: 'Set the new password' }));
     expect(await screen.findByText('Your password has been reset')).toBeTruthy();
@@ -180,7 +185,11 @@ describe('keys page', () => {
         : { status: 404 },
     );
     renderAt('/console/keys', [{ path: '/console/keys', element: <KeysPage /> }]);
-    expect(await screen.findByText('The database is away.')).toBeTruthy();
+    expect(
+      await screen.findByText('The service is busy or under maintenance. Try again in a moment.'),
+    ).toBeTruthy();
+    fireEvent.click(screen.getByText('Details'));
+    expect(screen.getByText(/The database is away\./)).toBeTruthy();
     expect(screen.getByText('No keys yet.')).toBeTruthy();
   });
 
@@ -213,6 +222,8 @@ describe('top-up page', () => {
     fakeApi(() => apiError(404, 'not_found', 'Unknown route: GET /console/api/topups/options.'));
     renderAt('/console/topup', [{ path: '/console/topup', element: <TopUpPage /> }]);
     expect(await screen.findByText('Top-ups are not available')).toBeTruthy();
+    expect(screen.queryByText(/Unknown route/)).toBeNull();
+    fireEvent.click(screen.getByText('Details'));
     expect(screen.getByText(/Unknown route/)).toBeTruthy();
   });
 

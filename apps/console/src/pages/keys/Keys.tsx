@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { $api, api, keyOf, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
 import { useCompactRows } from '../../components/CompactRows';
-import { ErrorAlert } from '../../components/ErrorAlert';
+import { ErrorAlert, useErrorText } from '../../components/ErrorAlert';
 import { SecretReveal } from '../../components/SecretReveal';
 import { useT } from '../../i18n/i18n';
 import { formatDate, formatTime, formatUsd } from '../../lib/format';
@@ -18,6 +18,7 @@ export type Token = components['schemas']['Token'];
 export function KeysPage() {
   const t = useT();
   const { message } = App.useApp();
+  const errorText = useErrorText();
   const client = useQueryClient();
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
@@ -40,7 +41,7 @@ export function KeysPage() {
       void message.success(t('common.saved'));
       void refresh();
     },
-    onError: (err) => void message.error(err.message),
+    onError: (err) => void message.error(errorText(err)),
   });
   const remove = useMutation({
     mutationFn: (id: string) => unwrap(api.DELETE('/console/api/tokens/{id}', { params: { path: { id } } })),
@@ -48,7 +49,7 @@ export function KeysPage() {
       void message.success(t('keys.deleted'));
       void refresh();
     },
-    onError: (err) => void message.error(err.message),
+    onError: (err) => void message.error(errorText(err)),
   });
 
   // a phone gets two columns: the key with its status, spend, expiry, use and limits; and its actions

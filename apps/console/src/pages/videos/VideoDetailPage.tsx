@@ -1,5 +1,5 @@
 import { ArrowLeftOutlined } from '@ant-design/icons';
-import { Alert, Button, Card, Descriptions, Result, Space, Typography } from 'antd';
+import { Button, Card, Descriptions, Result, Space, Typography } from 'antd';
 import { Link, useParams } from 'react-router';
 import { $api, ApiError } from '../../api/client';
 import { ErrorAlert } from '../../components/ErrorAlert';
@@ -9,6 +9,7 @@ import { useGo } from '../../lib/use-go';
 import { useLiveTasks } from '../../lib/use-live-tasks';
 import { CallbackDeliveries, type Delivery } from './components/CallbackDeliveries';
 import { LiveBadge } from './components/LiveBadge';
+import { TaskFailure } from './components/TaskFailure';
 import { InputImage, TaskMedia } from './components/TaskMedia';
 import { TaskProgress } from './components/TaskProgress';
 import { costOf, inputImageOf } from './types';
@@ -70,9 +71,7 @@ export function VideoDetailPage() {
         <Card>
           <Space orientation="vertical" size="middle" style={{ width: '100%' }}>
             <TaskMedia task={v} />
-            {v.status === 'failed' && v.error ? (
-              <Alert type="error" showIcon title={v.error.code} description={v.error.message} />
-            ) : null}
+            {v.status === 'failed' && v.error ? <TaskFailure error={v.error} /> : null}
             <Descriptions column={{ xs: 1, md: 2 }} bordered size="small">
               <Descriptions.Item label={t('videos.status')}>
                 <TaskProgress task={v} />

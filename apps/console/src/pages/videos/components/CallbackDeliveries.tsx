@@ -2,6 +2,7 @@ import { type UseQueryResult, useMutation, useQueryClient } from '@tanstack/reac
 import { App, Button, Table, Tag, Typography } from 'antd';
 import { $api, api, unwrap } from '../../../api/client';
 import type { components } from '../../../api/schema';
+import { useErrorText } from '../../../components/ErrorAlert';
 import { ListCard } from '../../../components/ListCard';
 import { useT } from '../../../i18n/i18n';
 import { formatTime } from '../../../lib/format';
@@ -36,6 +37,7 @@ export function CallbackDeliveries({
 }) {
   const t = useT();
   const { message } = App.useApp();
+  const errorText = useErrorText();
   const client = useQueryClient();
   const redeliver = useMutation({
     mutationFn: (deliveryId: string) =>
@@ -52,7 +54,7 @@ export function CallbackDeliveries({
         }).queryKey,
       });
     },
-    onError: (err) => void message.error(err.message),
+    onError: (err) => void message.error(errorText(err)),
   });
   return (
     <ListCard<Delivery>
