@@ -260,7 +260,17 @@ describe('POST /console/api/topups', () => {
     ).toBe('amount_cny');
     await expectError(await post({ amount_cny: 35.001, provider: 'alipay' }), 400, 'invalid_request');
     await expectError(await post({ amount_cny: 35, provider: 'paypal' }), 400, 'invalid_request');
-    await expectError(await post({ amount_cny: '35', provider: 'wechat' }), 400, 'invalid_request');
+    const decimals = await expectError(
+      await post({ amount_cny: 35.0000000001, provider: 'alipay' }),
+      400,
+      'invalid_request',
+    );
+    expect(decimals).toMatchObject({ param: 'amount_cny', message: expect.stringMatching(/at most 2 decimals/) });
+    const text = await expectError(await post({ amount_cny: '35', provider: 'wechat' }), 400, 'invalid_request');
+    expect(text).toMatchObject({
+      param: 'amount_cny',
+      message: expect.stringMatching(/must be a JSON number of yuan .*not the string "35"/),
+    });
     await expectError(await post({ amount_cny: -35, provider: 'wechat' }), 400, 'invalid_request');
     await expectError(
       await post({ amount_cny: 35, provider: 'wechat', account_id: 'x' }),

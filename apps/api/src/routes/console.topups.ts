@@ -21,12 +21,16 @@ import { topUpListQuery, topUpObject, topUpObjectSchema, topUpPage, topUpPageSch
 
 export const createTopUpBody = z.strictObject({
   amount_cny: z
-    .number()
+    .number({
+      error: (i) =>
+        i.input === undefined
+          ? undefined
+          : `must be a JSON number of yuan (35 or 35.5), not ${typeof i.input === 'string' ? `the string "${String(i.input).slice(0, 20)}"` : `a ${typeof i.input}`}`,
+    })
     .positive()
     .max(1_000_000)
-    .refine((v) => Math.abs(v * 100 - Math.round(v * 100)) < 1e-6, {
-      message: 'must have at most 2 decimals',
-    }),
+    // exact: 35.0000000001 is not 35.00 (amounts are validated, never rounded)
+    .refine((v) => Number(v.toFixed(2)) === v, { message: 'must have at most 2 decimals (fen)' }),
   provider: z.enum(QR_PROVIDERS),
   channel: z
     .enum(['qr', 'mobile'])
