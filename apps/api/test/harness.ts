@@ -31,6 +31,7 @@ import type IORedis from 'ioredis';
 import { buildApp } from '../src/app';
 import { type ApiConfig, apiEnvSchema } from '../src/config';
 import type { ApiDeps } from '../src/deps';
+import { createApiServer } from '../src/http-server';
 import { createMailer } from '../src/mail/mailer';
 import { bodyBudgetFor } from '../src/middleware/body-admission';
 import { RateLimits, rateLimitConfig } from '../src/middleware/rate-limit';
@@ -154,8 +155,10 @@ export async function startTestApi(
     isAcceptingTraffic: () => true,
   };
   const app = buildApp(deps);
+  // the production server (createApiServer): its keep-alive, header and request bounds, not Node's
+  // defaults (a 5 s keep-alive would race a client's next request on a slow machine: ECONNRESET)
   const listen = async (a: Express) => {
-    const s = a.listen(0, '127.0.0.1');
+    const s = createApiServer(a, config).listen(0, '127.0.0.1');
     await new Promise((r) => s.once('listening', r));
     return s;
   };
