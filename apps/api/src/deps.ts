@@ -6,7 +6,7 @@ import type { Logger } from '@mediagate/shared/log';
 import type { LruCache } from '@mediagate/shared/lru';
 import type { MediaLinkSigner, MediaStorage } from '@mediagate/shared/media';
 import type { Metrics } from '@mediagate/shared/metrics';
-import type { QrPaymentProvider } from '@mediagate/shared/payments';
+import type { AccountPaymentProvider, QrPaymentProvider } from '@mediagate/shared/payments';
 import type { RedisClient } from '@mediagate/shared/queue';
 import type { TaskDurations, TaskLifecycle } from '@mediagate/shared/tasks';
 import type { ChannelPool, DashScopeVideoClient } from '@mediagate/shared/upstream';
@@ -18,7 +18,6 @@ import type { PaymentsApiConfig } from './config-payments';
 import type { Mailer } from './mail/mailer';
 import type { BodyBudget } from './middleware/body-admission';
 import type { RateLimits } from './middleware/rate-limit';
-import type { PaymentProvider } from './payments/provider';
 import type { TaskEventHub } from './task-events';
 
 /** Everything the app needs, built once by the process entry and passed down. */
@@ -64,7 +63,7 @@ export interface ApiDeps {
   /** fleet-wide request counters (Redis) */
   rateLimits: RateLimits;
   /** QR-code payment providers, reachable at /payments/<name>/notify */
-  paymentProviders: readonly PaymentProvider[];
+  paymentProviders: readonly AccountPaymentProvider[];
   /** QR-code top-up providers (Alipay, WeChat Pay) by name, notified at /payments/<name>/notify */
   qrProviders?: ReadonlyMap<string, QrPaymentProvider>;
   /** the SSRF guard for URLs clients hand us (callbacks, media the upstream fetches) */

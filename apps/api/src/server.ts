@@ -8,7 +8,11 @@ import { createLogger, type Logger } from '@mediagate/shared/log';
 import { LruCache } from '@mediagate/shared/lru';
 import { createMediaLinkSigner, createMediaStorage } from '@mediagate/shared/media';
 import { createMetrics } from '@mediagate/shared/metrics';
-import { createQrPaymentProviders } from '@mediagate/shared/payments';
+import {
+  type AccountPaymentProvider,
+  createDevPaymentProvider,
+  createQrPaymentProviders,
+} from '@mediagate/shared/payments';
 import { closeHttpServer, exitOnStartupError, onShutdown } from '@mediagate/shared/process';
 import {
   createCallbacksQueue,
@@ -29,7 +33,6 @@ import { createMailer } from './mail/mailer';
 import { drainUsageRecords } from './middleware/auth';
 import { bodyBudgetFor } from './middleware/body-admission';
 import { RateLimits, rateLimitConfig } from './middleware/rate-limit';
-import { createDevPaymentProvider, type PaymentProvider } from './payments/provider';
 import { buildMetricsApp } from './routes/metrics';
 import { TaskEventHub, taskEventHubOptions } from './task-events';
 import { createApiLifecycle } from './task-lifecycle';
@@ -117,7 +120,7 @@ function main(): void {
   const upstreams = createUpstreams(config, { db: database.db, logger, metrics });
   const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, logger });
   const rateLimits = new RateLimits(redis, rateLimitConfig(config), logger);
-  const paymentProviders: PaymentProvider[] = config.PAYMENT_DEV_SECRET
+  const paymentProviders: AccountPaymentProvider[] = config.PAYMENT_DEV_SECRET
     ? [createDevPaymentProvider(config.PAYMENT_DEV_SECRET, config.PAYMENT_SIGNATURE_TOLERANCE_S)]
     : [];
   const qrProviders = createQrPaymentProviders(config);

@@ -12,7 +12,7 @@ import { createLogger } from '@mediagate/shared/log';
 import { LruCache } from '@mediagate/shared/lru';
 import { createMediaLinkSigner, LocalMediaStorage, type MediaStorage } from '@mediagate/shared/media';
 import { createMetrics } from '@mediagate/shared/metrics';
-import { createQrPaymentProviders } from '@mediagate/shared/payments';
+import { createDevPaymentProvider, createQrPaymentProviders } from '@mediagate/shared/payments';
 import {
   createCallbacksQueue,
   createMediaQueue,
@@ -35,7 +35,6 @@ import { createApiServer } from '../src/http-server';
 import { createMailer } from '../src/mail/mailer';
 import { bodyBudgetFor } from '../src/middleware/body-admission';
 import { RateLimits, rateLimitConfig } from '../src/middleware/rate-limit';
-import { createDevPaymentProvider } from '../src/payments/provider';
 import { TaskEventHub, taskEventHubOptions } from '../src/task-events';
 import { createApiLifecycle } from '../src/task-lifecycle';
 import { createUpstreams } from '../src/upstreams';
