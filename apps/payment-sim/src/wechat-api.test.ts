@@ -121,13 +121,13 @@ describe('WeChat Pay orders', () => {
     expect((await sim.control('POST', '/pay', { vendor: 'wechat', out_trade_no: no })).status).toBe(409);
   });
 
-  it('closes as WeChat Pay does: 204, 202 USERPAYING while the payer pays, 400 ORDER_CLOSED, 400 ORDERPAID', async () => {
+  it('closes as WeChat Pay does: 204, 202 USER_PAYING while the payer pays, 400 ORDER_CLOSED, 400 ORDERPAID', async () => {
     const paying = orderNo('WP');
     await native(paying);
     await sim.control('POST', '/scan', { vendor: 'wechat', out_trade_no: paying });
     expect((await query(paying)).json.trade_state).toBe('USERPAYING');
     const busy = await close(paying);
-    expect([busy.status, busy.json.code]).toEqual([202, 'USERPAYING']);
+    expect([busy.status, busy.json.code]).toEqual([202, 'USER_PAYING']);
     const open = orderNo('WO');
     await native(open);
     expect((await close(open)).status).toBe(204);

@@ -259,7 +259,7 @@ export function wechatApi(ctx: SimContext): Router {
       return send(res, signer, 400, { code: 'ORDER_CLOSED', message: '订单已关闭' });
     // the payer has the order open and is entering the password: it cannot be closed now
     if (order.scannedAt !== undefined) {
-      return send(res, signer, 202, { code: 'USERPAYING', message: '用户支付中，需要输入密码' });
+      return send(res, signer, 202, { code: 'USER_PAYING', message: '用户支付中，需要输入密码' });
     }
     order.status = 'CLOSED';
     order.closedBy = 'merchant';

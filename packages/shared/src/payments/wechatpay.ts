@@ -252,8 +252,7 @@ export function createWechatPayProvider(config: WechatPayConfig): WechatPayProvi
         await certificates?.learn(Array.isArray(serial) ? serial[0] : serial).catch(() => false);
         verifyWechatSignature(verifiers, res.headers, text, config.toleranceSeconds);
       } catch (err) {
-        const answered =
-          res.status >= 300 ? ` (it answered ${res.status} ${String(json.code ?? '')})` : '';
+        const answered = res.status >= 300 ? ` (it answered ${res.status} ${String(json.code ?? '')})` : '';
         throw new PaymentProviderError(
           'wechat',
           `${method} ${path.split('?')[0]}: answer not verified${answered}: ${(err as Error).message}`,
@@ -340,7 +339,7 @@ export function createWechatPayProvider(config: WechatPayConfig): WechatPayProvi
       if (r.json.code === 'ORDERPAID') return 'paid';
       if (r.json.code === 'ORDER_CLOSED') return 'closed';
       // the payer is paying (password entry): not closable now
-      if (r.status === 202 || r.json.code === 'USERPAYING') return 'open';
+      if (r.status === 202 || r.json.code === 'USER_PAYING' || r.json.code === 'USERPAYING') return 'open';
       throw failure('close', r);
     },
 
