@@ -742,6 +742,63 @@ describeBrowser('the web console in a browser', () => {
     await page.close();
   });
 
+  it('tries a video model in the playground: price first, the task live, then the video plays; no key in the page', async () => {
+    const before = ((await userFetch('/console/api/balance')).body as { balance_micro_usd: number })
+      .balance_micro_usd;
+    const page = await user.newPage();
+    const sentHeaders: string[] = [];
+    const answers: string[] = [];
+    page.on('request', (r) => {
+      const auth = r.headers().authorization;
+      if (auth) sentHeaders.push(`${r.url()}: ${auth}`);
+    });
+    page.on('response', async (r) => {
+      if (new URL(r.url()).pathname.startsWith('/console/api/')) answers.push(await r.text().catch(() => ''));
+    });
+    await page.goto(`${stack.apiUrl}/console/playground`);
+    await page.getByRole('heading', { name: 'Playground' }).waitFor();
+    await page.getByLabel('Image URL').fill('https://example.com/first-frame.png');
+    await page.getByLabel('Prompt').fill('a lantern floats up over a night harbour');
+    // the price before sending, on the button too
+    const price = await page.getByText(/^This call costs \$\d/).textContent();
+    const amount = /\$([\d.]+)/.exec(price ?? '')?.[1];
+    expect(amount).toBeDefined();
+    await screenshot(page, 'playground-ready');
+    await page.getByRole('button', { name: `Generate for $${amount}` }).click();
+    // followed live until it succeeds, then played and offered for download
+    const player = page.getByTestId('playground-player');
+    await player.waitFor({ timeout: 60_000 });
+    await page.waitForFunction(
+      () => {
+        const v = document.querySelector<HTMLVideoElement>('[data-testid="playground-player"]');
+        return v !== null && (v.readyState >= 1 || v.error !== null);
+      },
+      undefined,
+      { timeout: 20_000 },
+    );
+    const state = await player.evaluate((v: HTMLVideoElement) => ({
+      error: v.error?.code ?? null,
+      duration: v.duration,
+    }));
+    expect(state.error).toBeNull();
+    expect(state.duration).toBeGreaterThan(0);
+    await page.getByRole('link', { name: 'Download' }).waitFor();
+    // the request as code to copy, with the key read from the environment
+    const curl = await page.getByTestId('snippet-playground-curl').textContent();
+    expect(curl).toContain('a lantern floats up over a night harbour');
+    expect(curl).toContain('$MEDIAGATE_API_KEY');
+    await screenshot(page, 'playground-played');
+    await page.setViewportSize(WIDTHS.phone);
+    await screenshot(page, 'playground-played');
+    // billed like any call, as the account's playground key; no key ever reached the page
+    const after = ((await userFetch('/console/api/balance')).body as { balance_micro_usd: number })
+      .balance_micro_usd;
+    expect(before - after).toBe(Math.round(Number(amount) * 1e6));
+    expect(sentHeaders).toEqual([]);
+    expect(answers.join('\n')).not.toMatch(/sk-[A-Za-z0-9_-]{20,}/);
+    await page.close();
+  });
+
   it('resets a forgotten password with the e-mailed code, which signs out every session', async () => {
     const page = await (await browser.newContext({ viewport: WIDTHS.desktop })).newPage();
     await page.goto(`${stack.apiUrl}/forgot-password`);
@@ -813,6 +870,7 @@ describeBrowser('the web console in a browser', () => {
       '/console',
       '/console/quickstart',
       '/console/models',
+      '/console/playground',
       '/console/keys',
       '/console/topup',
       '/console/billing',

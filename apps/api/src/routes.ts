@@ -79,6 +79,8 @@ export const routes: readonly Route[] = [
   consolePassword.route,
   consoleModels.route,
   consoleVideos.route,
+  videosCreate.playgroundRoute,
+  videosEvents.playgroundRoute,
   videosCallbacksList.routes.console,
   videosCallbacksRedeliver.routes.console,
   webhooksSecret.routes.console,

@@ -41,6 +41,10 @@ export const routes = [
         lazy: page(() => import('./pages/quickstart/QuickStart'), 'QuickStartPage'),
       },
       { path: '/console/models', lazy: page(() => import('./pages/models/Models'), 'ModelsPage') },
+      {
+        path: '/console/playground',
+        lazy: page(() => import('./pages/playground/Playground'), 'PlaygroundPage'),
+      },
       { path: '/console/keys', lazy: page(() => import('./pages/keys/Keys'), 'KeysPage') },
       { path: '/console/topup', lazy: page(() => import('./pages/topup/TopUp'), 'TopUpPage') },
       { path: '/console/billing', lazy: page(() => import('./pages/Billing'), 'BillingPage') },

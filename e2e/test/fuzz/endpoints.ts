@@ -201,6 +201,8 @@ export const ENDPOINTS: Endpoint[] = [
   }),
   ep('POST /admin/api/tasks/:taskId/retry', 'admin', 240),
   ep('GET /admin/api/tasks/:taskId', 'admin', 120),
+  ep('POST /console/api/playground/videos', 'session', 240, { json: VIDEO }),
+  ep('GET /console/api/playground/videos/:taskId/events', 'session', 40),
   ep('GET /admin/api/tasks/:taskId/callbacks', 'admin', 120),
   ep('GET /admin/api/accounts/:accountId/ledger', 'admin', 240, { query: ['limit', 'before', 'kind'] }),
   ep('GET /admin/api/accounts/:accountId/topups', 'admin', 120, { query: ['limit', 'before'] }),

@@ -11,12 +11,13 @@ import {
   IdempotencyMismatchError,
   requestHash,
 } from '@mediagate/shared/tasks';
-import type { Request, Router } from 'express';
+import type { Request, RequestHandler, Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { principalOf, requireApiKey } from '../middleware/auth';
 import { parseBody } from '../middleware/body';
 import { admitBody, leastPriceAmong } from '../middleware/body-admission';
+import { playgroundAuth } from '../middleware/playground-auth';
 import { requireModelAllowed } from '../model-permission';
 import { requirePublicUrls } from '../public-urls';
 import { endpoint, ok, type Route } from '../route';
@@ -153,9 +154,17 @@ async function replayIdempotent(deps: ApiDeps, accountId: string, claim: Idempot
 
 /** POST /v1/videos: charge, store the task pending, enqueue it (see TaskLifecycle.create), answer with the task object. */
 export function register(router: Router, deps: ApiDeps): void {
-  router.post(
-    '/videos',
-    requireApiKey(deps),
+  router.post('/videos', ...createVideoHandlers(deps, [requireApiKey(deps)]));
+}
+
+/**
+ * The creation of a video task after `authenticate` (handlers that set the request's principal and
+ * count its rate limit): the one path of POST /v1/videos and of the console's playground, so both
+ * are admitted, checked, charged and enqueued alike.
+ */
+export function createVideoHandlers(deps: ApiDeps, authenticate: RequestHandler[]): RequestHandler[] {
+  return [
+    ...authenticate,
     admitBody(deps, {
       limitBytes: deps.config.BODY_LIMIT_BYTES,
       models: 'video model',
@@ -218,7 +227,7 @@ export function register(router: Router, deps: ApiDeps): void {
       req.log.info({ taskId: row.id, model: model.id, price }, 'video task created');
       res.status(200).json(toTaskObject(row));
     },
-  );
+  ];
 }
 
 export const contract = endpoint(
@@ -236,3 +245,32 @@ export const contract = endpoint(
 );
 
 export const route: Route = { mount: '/v1', contracts: [contract], register };
+
+/**
+ * POST /console/api/playground/videos: the console's playground creates a video task on the session,
+ * as the account's playground key (middleware/playground-auth.ts), through the same handlers as
+ * POST /v1/videos (admission, checks, charge, enqueue). No key is ever sent to the browser.
+ */
+export const playgroundRoute: Route = {
+  mount: '/console/api',
+  contracts: [
+    endpoint(
+      'POST /console/api/playground/videos',
+      "Create a video task from the console, as the account's playground key: billed and limited like POST /v1/videos",
+      {
+        tag: 'console',
+        auth: 'session',
+        body: createVideoBody,
+        200: ok(videoTaskObject, 'the task, pending'),
+        402: 'balance too low',
+        403: 'the playground key is disabled',
+        404: 'unknown model',
+        409: 'the account holds the most keys it may, and the playground needs one',
+        429: "over the key's requests per minute",
+      },
+    ),
+  ],
+  register: (router, deps) => {
+    router.post('/playground/videos', ...createVideoHandlers(deps, playgroundAuth(deps)));
+  },
+};

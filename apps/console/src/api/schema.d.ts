@@ -805,6 +805,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/console/api/playground/videos': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Create a video task from the console, as the account's playground key: billed and limited like POST /v1/videos */
+    post: operations['postConsoleApiPlaygroundVideos'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/playground/videos/{taskId}/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Server-Sent Events of one of the account's tasks on the console session, as GET /v1/videos/{id}/events streams them */
+    get: operations['getConsoleApiPlaygroundVideosTaskIdEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/console/api/videos/{taskId}/callbacks': {
     parameters: {
       query?: never;
@@ -4172,6 +4206,161 @@ export interface operations {
       };
       /** @description no such task */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postConsoleApiPlaygroundVideos: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          model: string;
+          prompt: string;
+          metadata: {
+            input: {
+              img_url: string;
+              negative_prompt?: string;
+              audio_url?: string;
+            };
+            parameters?: {
+              resolution?: string;
+              duration?: number;
+              audio?: boolean;
+              prompt_extend?: boolean;
+              watermark?: boolean;
+              seed?: number;
+            };
+            callback_url?: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description the task, pending */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VideoTask'];
+        };
+      };
+      /** @description balance too low */
+      402: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the playground key is disabled */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unknown model */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the account holds the most keys it may, and the playground needs one */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description over the key's requests per minute */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiPlaygroundVideosTaskIdEvents: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        taskId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description an event stream: `id: <state number>` and `data: <the task object>` per event */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': string;
+        };
+      };
+      /** @description the playground key is disabled */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no such task for this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description too many open event streams */
+      429: {
         headers: {
           [name: string]: unknown;
         };

@@ -6,6 +6,7 @@ import {
   CloudServerOutlined,
   DashboardOutlined,
   DisconnectOutlined,
+  ExperimentOutlined,
   KeyOutlined,
   LockOutlined,
   LogoutOutlined,
@@ -59,6 +60,11 @@ export function ConsoleLayout() {
       key: '/console/models',
       icon: <AppstoreOutlined />,
       label: <Link to="/console/models">{t('nav.models')}</Link>,
+    },
+    {
+      key: '/console/playground',
+      icon: <ExperimentOutlined />,
+      label: <Link to="/console/playground">{t('nav.playground')}</Link>,
     },
     { key: '/console/keys', icon: <KeyOutlined />, label: <Link to="/console/keys">{t('nav.keys')}</Link> },
     {

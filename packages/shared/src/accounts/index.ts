@@ -5,6 +5,7 @@ export * from './key-revocations';
 export * from './keys';
 export * from './password-reset';
 export * from './passwords';
+export * from './playground';
 export * from './registration';
 export * from './sessions';
 export * from './tokens';
