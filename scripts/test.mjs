@@ -28,7 +28,7 @@ const result = spawnSync(
 process.stderr.write(`[test] finished in ${Math.round((Date.now() - started) / 1000)} s\n`);
 const packages = filter.length
   ? []
-  : ['shared', 'api', 'worker', 'upstream-sim', 'payment-sim', 'console', 'e2e', 'e2e-cluster'];
+  : ['shared', 'api', 'worker', 'upstream-sim', 'payment-sim', 'console', 'e2e', 'e2e-alone'];
 const summary = spawnSync('node', [path.join(root, 'scripts/test-summary.mjs'), ...packages], {
   cwd: root,
   stdio: 'inherit',
