@@ -1,5 +1,6 @@
 import { Alert, Button, Typography } from 'antd';
 import { type CSSProperties, useState } from 'react';
+import { ApiError } from '../api/client';
 import { useT } from '../i18n/i18n';
 import { errorMessage, errorWords } from '../lib/error-words';
 
@@ -34,6 +35,10 @@ export function ErrorAlert({
   const [open, setOpen] = useState(false);
   if (!error) return null;
   const words = errorWords(error, t);
+  // operators' pages keep the API's own words (they name references, ids and rules exactly)
+  if (error instanceof ApiError && window.location.pathname.startsWith('/admin/')) {
+    words.text = error.message;
+  }
   return (
     <Alert
       type="error"
