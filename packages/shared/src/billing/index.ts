@@ -1,9 +1,21 @@
-export * from './ledger';
-export * from './ledger-check';
-export * from './preflight';
-export * from './settlement';
-export * from './settlement';
-export * from './statements';
-export * from './topup-orders';
-export * from './topups';
-export * from './video-usage';
+// The module's public face: what the apps and the other modules call. Anything else is internal.
+export { adjustBalance, chargeForCall, findLedgerMismatches, refundCall, usdToMicro } from './ledger';
+export type { ChargeArgs, RefundArgs } from './ledger';
+export { checkLedger, ledgerCheckStatus } from './ledger-check';
+export type { LedgerCheckResult } from './ledger-check';
+export { refuseUnaffordable } from './preflight';
+export { settleImageCall, sweepUnsettledImageCalls } from './settlement';
+export type { Settlement, SweptCall } from './settlement';
+export { createUsageRecorder, listLedger, listUsage, spendByDayAndModel } from './statements';
+export type { DailySpend, FinishedCall, Page, UsageRecorder } from './statements';
+export {
+  bankTransferReference,
+  findAccountByTransferReference,
+  getTopUpOrder,
+  insertTopUpOrder,
+  listTopUpOrders,
+} from './topup-orders';
+export { TopUpTooSmallError, UnknownAccountError, recordTopUp } from './topups';
+export type { TopUpPolicy, TopUpResult } from './topups';
+export { settleVideoUsage } from './video-usage';
+export type { ReportedVideoUsage, VideoUsageSettlement } from './video-usage';

@@ -1,5 +1,9 @@
-export * from './catalog-file';
-export * from './image-models';
-export * from './model-catalog';
-export * from './model-object';
-export * from './video-models';
+// The module's public face: what the apps and the other modules call. Anything else is internal.
+export { catalogEnvSchema, loadCatalog } from './catalog-file';
+export type { ImageModel } from './image-models';
+export { ModelCatalog, defaultCatalog } from './model-catalog';
+export type { CatalogModel } from './model-catalog';
+export { toModelObject } from './model-object';
+export type { ModelObject } from './model-object';
+export { videoTaskPrice } from './video-models';
+export type { VideoModel } from './video-models';

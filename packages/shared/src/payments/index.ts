@@ -1,9 +1,38 @@
-export * from './alipay';
-export * from './config';
-export * from './dev';
-export * from './orders';
-export * from './reconcile';
-export * from './types';
-export * from './vendor';
-export * from './wechatpay';
-export * from './wechatpay-certificates';
+// The module's public face: what the apps and the other modules call. Anything else is internal.
+export { alipayTime, parseAlipayTime } from './alipay';
+export {
+  createQrPaymentProviders,
+  paymentsEnvShape,
+  refinePaymentNotifyUrl,
+  refinePaymentsEnv,
+} from './config';
+export { DEV_SIGNATURE_HEADER, createDevPaymentProvider, signDevPayment } from './dev';
+export {
+  TooManyOpenTopUpsError,
+  TopUpOrderRefusedError,
+  createTopUpOrder,
+  settleTopUpPayment,
+} from './orders';
+export type { TopUpPaymentOutcome } from './orders';
+export { reconcileTopUpOrders, syncTopUpOrder } from './reconcile';
+export type { TopUpReconcileResult } from './reconcile';
+export { PaymentVerificationError, QR_PROVIDERS, fenToYuan, yuanToFen } from './types';
+export type {
+  AccountPaymentNotification,
+  AccountPaymentProvider,
+  NotificationAnswer,
+  PaymentProvider,
+  QrPaymentProvider,
+  VerifiedNotification,
+} from './types';
+export {
+  alipaySignContent,
+  rsa2Sign,
+  signAlipayNotification,
+  verifyAlipayRequest,
+  verifyWechatRequest,
+  wechatEncryptResource,
+  wechatSignedHeaders,
+} from './vendor';
+export { decryptWechatResource, wechatTime } from './wechatpay';
+export type { WechatPayProvider } from './wechatpay';
