@@ -82,6 +82,13 @@ export class Cluster {
     mkdirSync(this.dir, { recursive: true });
     chmodSync(this.dir, 0o755);
     sh('ip', ['link', 'add', this.bridge, 'type', 'bridge']);
+    // A bridge left to itself takes the lowest MAC of its ports, so deleting a pod (its veth) can
+    // change the MAC every pod has cached for the Service IPs on the bridge: their packets then go
+    // to a MAC nobody answers until the ARP entries are probed again, seconds in which every
+    // connection to a Service stalls (a rollout's first deleted pod cut the API from PgBouncer).
+    // An address set here stays whatever ports come and go, as a node's own address does.
+    const mac = `02:${randomBytes(5).toString('hex').match(/../g)!.join(':')}`;
+    sh('ip', ['link', 'set', this.bridge, 'address', mac]);
     sh('ip', ['addr', 'add', `${this.subnet}.1/24`, 'dev', this.bridge]);
     sh('ip', ['link', 'set', this.bridge, 'up']);
   }
