@@ -186,7 +186,8 @@ export async function renderEnvExample(vars) {
   ];
   for (const [key, group] of byProcesses(vars)) {
     lines.push('', `# ---- ${key} ----`);
-    for (const v of group) lines.push('', `# ${v.name}: ${meaning(v)}`, `# ${v.name}=${defaultText(v.defaults[0])}`);
+    for (const v of group)
+      lines.push('', `# ${v.name}: ${meaning(v)}`, `# ${v.name}=${defaultText(v.defaults[0])}`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -199,7 +200,10 @@ const THE_TEN = [
   ['DATABASE_URL', 'where the gateway keeps tasks, money and keys'],
   ['REDIS_URL', 'the job queues, rate limits and caches (with REDIS_CLUSTER for a cluster)'],
   ['DASHSCOPE_API_KEY', 'your Alibaba Cloud Model Studio key: videos and image edits'],
-  ['ARK_API_KEY', 'your Volcengine Ark key: Seedream images (or UPSTREAM_CHANNELS for several vendor accounts)'],
+  [
+    'ARK_API_KEY',
+    'your Volcengine Ark key: Seedream images (or UPSTREAM_CHANNELS for several vendor accounts)',
+  ],
   ['PUBLIC_BASE_URL', 'the address customers reach the API at: the links in task objects and callbacks'],
   ['MEDIA_SIGNING_SECRET', 'signs media links; required in production, the same on every process'],
   ['MEDIA_DRIVER', 'where kept videos go: `s3` for more than one machine'],
@@ -213,7 +217,8 @@ const cell = (t) => String(t).replace(/\|/g, '\\|').replace(/\n/g, ' ');
 /** The text of docs/configuration.md: the ten first, then every variable by the processes that read it. */
 export function renderConfigurationDoc(vars) {
   const missing = THE_TEN.map(([name]) => name).filter((name) => !vars.has(name));
-  if (missing.length) throw new Error(`the ten of docs/configuration.md name variables no schema has: ${missing.join(', ')}`);
+  if (missing.length)
+    throw new Error(`the ten of docs/configuration.md name variables no schema has: ${missing.join(', ')}`);
   const lines = [
     '# Configuration',
     '',
@@ -258,7 +263,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       } catch {}
       if (current === text) continue;
       failed = true;
-      const names = (t) => new Set([...t.matchAll(/^(?:# |\| `)([A-Z][A-Z0-9_]*)(?:=|` \|)/gm)].map((m) => m[1]));
+      const names = (t) =>
+        new Set([...t.matchAll(/^(?:# |\| `)([A-Z][A-Z0-9_]*)(?:=|` \|)/gm)].map((m) => m[1]));
       const want = names(text);
       const have = names(current);
       const missing = [...want].filter((n) => !have.has(n));

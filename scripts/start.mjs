@@ -42,16 +42,31 @@ function run(what, args, env) {
   return r.stdout;
 }
 
-/** `run` without blocking, so it overlaps the start of the processes. */
-function runAsync(what, args, env) {
+/** `run` without blocking, so it overlaps the start of the processes; `input` goes to its stdin. */
+function runAsync(what, args, env, input) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      env,
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    if (input !== undefined) child.stdin.end(input);
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
     child.on('exit', (code) => (code === 0 ? resolve(out) : die(`${what} failed:\n${(err || out).trim()}`)));
   });
+}
+
+/** A secret of this checkout kept in .data/<name> (owner-only), made at its first use. */
+function localSecret(name) {
+  const file = path.join(dataDir, name);
+  const kept = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
+  if (kept) return kept;
+  const made = randomBytes(12).toString('base64url');
+  writeFileSync(file, `${made}\n`, { mode: 0o600 });
+  return made;
 }
 
 async function main() {
@@ -139,10 +154,26 @@ async function main() {
   // Node keeps the compiled code of every module here, so a restart loads faster.
   // A development stack: NODE_ENV=development (unless given) lets the processes sign media links
   // with the development secret when MEDIA_SIGNING_SECRET is unset; they say so in their log.
+  // Development e-mails (codes, resets) are written to files unless SMTP_URL sends them; an
+  // operator account is made unless one is configured (its password kept for the next start).
+  // Neither goes to .data/runtime.env: tests and other commands keep their own.
+  const mailDir = input.SMTP_URL ? null : (input.MAIL_DIR ?? path.join(dataDir, 'mail'));
+  // A generated password only for the development operator: an ADMIN_EMAIL given without
+  // ADMIN_PASSWORD may name an existing account, whose password is never replaced by one made here.
+  const operator = {
+    email: input.ADMIN_EMAIL ?? 'operator@mediagate.localhost',
+    password:
+      input.ADMIN_PASSWORD ??
+      (input.ADMIN_EMAIL === undefined ? localSecret('operator-password') : undefined),
+    generated: input.ADMIN_PASSWORD === undefined && input.ADMIN_EMAIL === undefined,
+  };
   const env = {
     NODE_COMPILE_CACHE: path.join(dataDir, 'compile-cache'),
     NODE_ENV: 'development',
+    ...(mailDir ? { MAIL_DIR: mailDir } : {}),
     ...input,
+    ADMIN_EMAIL: operator.email,
+    ...(operator.password === undefined ? {} : { ADMIN_PASSWORD: operator.password }),
     ...chosen,
     ...payEnv,
   };
@@ -172,6 +203,18 @@ async function main() {
     const k = out.trim();
     writeFileSync(keyFile, `${k}\n`, { mode: 0o600 });
     return k;
+  };
+  /** What is left of the demo key's credit, e.g. "4.75"; null when no key matches (a dropped database). */
+  const balanceOf = async (k) => {
+    const out = await runAsync(
+      "reading the demo key's balance",
+      ['packages/shared/dist/cli/main.js', 'account:find', '--key', '-', '--json'],
+      env,
+      `${k}\n`,
+    ).catch(() => null);
+    const micro = out ? JSON.parse(out).account?.balanceMicroUsd : undefined;
+    if (typeof micro !== 'number') return null;
+    return (micro / 1_000_000).toFixed(micro % 10_000 === 0 ? 2 : 6);
   };
   // the V8 flags every process ships with (the image sets the same in NODE_OPTIONS)
   const { NODE_FLAGS: nodeFlags } = createRequire(import.meta.url)(
@@ -288,11 +331,28 @@ async function main() {
     () => true,
   );
   if (!keyWorks) key = await newKey();
+  const balance = (await balanceOf(key)) ?? '?';
   say('ready');
+  const shown = (p) => (p.startsWith(`${root}${path.sep}`) ? path.relative(root, p) : p);
+  const doors = [
+    mailDir
+      ? `E-mails are not sent (no SMTP_URL): each one (sign-up codes, password resets) is written to ${shown(mailDir)}${path.sep}, one .eml file per message.`
+      : 'E-mails are sent through SMTP_URL.',
+    operator.generated
+      ? `Operator pages (${base}/admin): sign in as ${operator.email} with the password ${operator.password} (kept in ${shown(path.join(dataDir, 'operator-password'))}; ADMIN_EMAIL and ADMIN_PASSWORD choose others).`
+      : operator.password === undefined
+        ? `Operator pages (${base}/admin): no operator account is made for ${operator.email} without ADMIN_PASSWORD (an existing operator signs in as before).`
+        : `Operator pages (${base}/admin): sign in as ${operator.email} with ADMIN_PASSWORD.`,
+    payKeys
+      ? `Top-ups go to the payment simulator: pay a QR code shown in the console at ${paySimUrl}/_pay, with the control token ${chosen.PAYSIM_CONTROL_TOKEN}.`
+      : null,
+  ].filter(Boolean);
   process.stdout.write(`
 mediagate is running at ${base} (upstream simulator at ${simUrl}). Ctrl-C stops it.
 Web console (sign up, keys, top-ups, tasks): ${base}/
-Demo key (5 USD of credit): ${key}
+Demo key (${balance} USD of credit left): ${key}
+
+${doors.join('\n')}
 
 Create a video task, then poll it until it has a video_url:
 

@@ -35,7 +35,9 @@ export async function benchEnv(
   const redisUrl = opts.redisUrl ?? (await testServiceUrls()).redisUrl;
   const db = await createTestDatabase();
   const prefix = `{bench-${randomUUID().slice(0, 8)}}`;
-  const database = createDatabase(db.url, { max: 20 });
+  // the bench's own queries: one or two at a time, but the create scenario's bare baseline inserts
+  // tasks from many loops at once (a pool opens connections only as they are needed)
+  const database = createDatabase(db.url, { max: 10 });
   const redis = createRedis(redisUrl, 'worker');
   // the copies of succeeded videos and their thumbnails: in a directory of the scenario's own
   const mediaDir = mkdtempSync(path.join(os.tmpdir(), 'mediagate-bench-media-'));
@@ -44,12 +46,15 @@ export async function benchEnv(
     DATABASE_URL: db.url,
     REDIS_URL: redisUrl,
     QUEUE_PREFIX: prefix,
-    LOG_LEVEL: 'warn',
+    // BENCH_LOG_LEVEL=info: production's level (one line per request) instead of warn's quiet
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
     // the benchmark drives one account far beyond the default per-key and per-account limits
     RATE_LIMIT_RPM: '100000000',
     VIDEO_MAX_ACTIVE_TASKS: '100000000',
-    // up to 5 gateway processes and this one share the server's 100 connections
-    DATABASE_POOL_MAX: '15',
+    // up to 5 gateway processes and this one share the server's 100 connections with other work
+    // (other engineers' tests): at 10 each a scenario opens at most 60, a pipeline run 50
+    // (BENCH_DATABASE_POOL_MAX; the baseline build's run gets this run's value)
+    DATABASE_POOL_MAX: process.env.BENCH_DATABASE_POOL_MAX ?? '10',
     ...extraEnv,
   };
   const { accountId, key } = await createAccount(database.db, {

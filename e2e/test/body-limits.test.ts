@@ -5,7 +5,7 @@ import {
   sendStreamedBody,
   sendStreamedForm,
 } from '@mediagate/shared/testing';
-import { type Stack, startStack } from './stack';
+import { CONTAINER_HEAP, type Stack, startStack } from './stack';
 
 const MB = 1024 * 1024;
 /**
@@ -13,19 +13,13 @@ const MB = 1024 * 1024;
  * non-paying callers send at once (default BODY_IN_FLIGHT_BYTES; see docs/security.md).
  */
 const RSS_CEILING_BYTES = 512 * MB;
-/**
- * The API runs with the heap Node 24 gives it in the manifests' 768 MiB container (measured in a
- * 768 MiB memory cgroup: heap_size_limit 432 MB, i.e. 384 MB old space plus the young generation),
- * where on a large test machine V8 would let garbage grow to gigabytes before collecting it.
- */
-const CONTAINER_HEAP = ['--max-old-space-size=384'];
 /** Bodies over the limits are refused before they cost anything: a lower ceiling (the file's first test). */
 const OVERSIZED_RSS_CEILING_BYTES = 300 * MB;
 
 let stack: Stack;
 let key: string;
 beforeAll(async () => {
-  stack = await startStack({ videoWorkers: 0, reconciler: false, apiNodeArgs: CONTAINER_HEAP });
+  stack = await startStack({ videoWorkers: 0, reconciler: false, apiNodeArgs: [...CONTAINER_HEAP] });
   key = stack.newKey(10);
 }, 90_000);
 afterAll(() => stack?.stop());

@@ -178,6 +178,12 @@ describe('operator CLI', () => {
     );
     expect(byId.account.email).toBe(a.email);
     expect(byId.keys.map((k: { id: string }) => k.id)).toEqual([a.keyId]);
+    // the account of a key, the secret read from stdin (as pnpm start reads its demo key's balance)
+    const byKey = JSON.parse(cli(['account:find', '--key', '-', '--json'], { input: `${a.key}\n` }).stdout);
+    expect(byKey.account.email).toBe(a.email);
+    expect(byKey.account.balanceMicroUsd).toBe(byId.account.balanceMicroUsd);
+    expect(cli(['account:find', '--key', 'key_00000000000000000000000000']).status).toBe(1);
+    expect(cli(['account:find', a.email, '--key', a.keyId]).status).toBe(2);
     const missing = cli(['account:find', 'nobody@example.test']);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/no account has the e-mail nobody@example.test/);

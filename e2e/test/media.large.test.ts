@@ -31,8 +31,15 @@ async function copyLarge(stack: Stack, driver: string): Promise<void> {
   expect(row.status).toBe('stored');
   expect(Number(row.bytes)).toBe(SIZE);
   const after = await memoryOf(worker.child.pid!);
-  const logged = /"seconds":([\d.]+)[^\n]*video copied into storage/.exec(worker.output());
-  const seconds = Number(logged?.[1]);
+  // the worker logs the copy after it marks the row stored: its line may come a moment later
+  const logged = await waitFor(
+    () => /"seconds":([\d.]+)[^\n]*video copied into storage/.exec(worker.output()),
+    {
+      what: "the copy's log line",
+      timeoutMs: 10_000,
+    },
+  );
+  const seconds = Number(logged[1]);
   process.stdout.write(
     `media copy of ${MB} MB through the ${driver} driver: ${seconds} s (with thumbnail); video worker RSS ` +
       `${before.rssMb} MB before, ${after.rssMb} MB after, peak ${after.peakMb} MB (was ${before.peakMb} MB)\n`,

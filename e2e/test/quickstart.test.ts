@@ -203,10 +203,100 @@ describe('quick start', () => {
       }
     }
 
+    // Development's doors, as the banner names them: the demo key's credit, e-mails as files, an
+    // operator to sign in as, and where to pay a simulated top-up.
+    const base = `http://127.0.0.1:${ports[0]}`;
+    expect(output).toMatch(/Demo key \(5\.00 USD of credit left\): sk-/);
+    const call = async (method: string, route: string, body?: unknown, token?: string) => {
+      const res = await fetch(`${base}${route}`, {
+        method,
+        headers: {
+          'content-type': 'application/json',
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const mailDir = /each one \(sign-up codes, password resets\) is written to (\S+?)\/, one \.eml file/.exec(
+      output,
+    )?.[1];
+    expect(mailDir).toBe(path.join('.data', 'mail'));
+    const email = `quick-${Date.now()}@example.com`;
+    const password = 'Quickstart-pass-42';
+    expect((await call('POST', '/console/api/register', { email, password })).status).toBe(202);
+    const mailFile = await waitFor(
+      () => {
+        const dirPath = path.join(clone, mailDir!);
+        if (!existsSync(dirPath)) return undefined;
+        const f = readdirSync(dirPath).find((n) => n.endsWith(`-signup-${email}.eml`));
+        return f ? path.join(dirPath, f) : undefined;
+      },
+      { timeoutMs: 20_000, intervalMs: 100, what: 'the sign-up e-mail in .data/mail' },
+    );
+    expect(path.basename(mailFile)).toMatch(/^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z-signup-/);
+    const code = /verification code is (\d{6})/.exec(readFileSync(mailFile, 'utf8'))?.[1];
+    expect(code).toMatch(/^\d{6}$/);
+    expect((await call('POST', '/console/api/register/verify', { email, code, password })).status).toBe(201);
+    const session = (await call('POST', '/console/api/login', { email, password })).body.token as string;
+
+    const [, opEmail, opPassword] = /sign in as (\S+) with the password (\S+) \(kept in/.exec(output) ?? [];
+    const operator = await call('POST', '/console/api/login', { email: opEmail, password: opPassword });
+    expect({ status: operator.status, role: operator.body.role }).toEqual({ status: 200, role: 'admin' });
+
+    const [, payPage, payToken] =
+      /pay a QR code shown in the console at (\S+), with the control token ([\w-]+)\./.exec(output) ?? [];
+    const order = await call('POST', '/console/api/topups', { amount_cny: 35, provider: 'alipay' }, session);
+    expect(order.status).toBe(201);
+    expect(await (await fetch(payPage!)).text()).toContain(order.body.id as string);
+    const paid = await fetch(payPage!, {
+      method: 'POST',
+      body: new URLSearchParams({
+        vendor: 'alipay',
+        out_trade_no: order.body.id as string,
+        token: payToken!,
+      }),
+    });
+    expect(paid.status).toBe(200);
+    await waitFor(
+      async () =>
+        ((await call('GET', `/console/api/topups/${order.body.id}`, undefined, session)).body
+          .status as string) === 'credited',
+      { timeoutMs: 30_000, intervalMs: 250, what: 'the simulated top-up to be credited' },
+    );
+
     // Ctrl-C (SIGINT to the foreground process group) stops everything with exit code 0.
     process.kill(-proc.pid!, 'SIGINT');
     expect(await exited).toBe(0);
     expect(output).not.toMatch(/ELIFECYCLE|npm error/);
+
+    // Started again, the demo key's line says what is left after the video (5 - 0.25), and the
+    // operator's password is the one kept
+    let restarted = '';
+    const second = spawn('bash', ['-c', command], {
+      cwd: clone,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child = second;
+    exited = new Promise((resolve) => second.on('exit', (code) => resolve(code)));
+    second.stdout!.on('data', (d) => (restarted += d));
+    second.stderr!.on('data', (d) => (restarted += d));
+    await Promise.race([
+      waitFor(() => /Demo key \(/.test(restarted), {
+        timeoutMs: 180_000,
+        intervalMs: 250,
+        what: 'the second banner',
+      }),
+      exited.then((c) =>
+        Promise.reject(new Error(`the second start exited ${c}\n${restarted.slice(-3000)}`)),
+      ),
+    ]);
+    expect(restarted).toMatch(/Demo key \(4\.75 USD of credit left\): sk-/);
+    expect(restarted).toContain(`sign in as ${opEmail} with the password ${opPassword} `);
+    process.kill(-second.pid!, 'SIGINT');
+    expect(await exited).toBe(0);
 
     // with the toolchain first on PATH, as `bootstrap.mjs env` prints it, the toolchain stays as it is
     // (its Node, when the machine's was too old, is the `node` that runs the bootstrap then)

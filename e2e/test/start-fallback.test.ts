@@ -8,6 +8,7 @@ import { type AddressInfo, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort, waitFor } from '@mediagate/shared/testing';
+import { Pool } from 'pg';
 
 const root = path.resolve(__dirname, '..', '..');
 const script = (name: string) => path.join(root, 'scripts', name);
@@ -34,10 +35,10 @@ const tcpAnswers = (port: number) =>
   let pgPort: number;
   let redisPort: number;
 
-  const start = () => {
+  const start = (extra: NodeJS.ProcessEnv = {}) => {
     const child = spawn(process.execPath, [script('start.mjs')], {
       cwd: root,
-      env,
+      env: { ...env, ...extra },
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -52,7 +53,7 @@ const tcpAnswers = (port: number) =>
     waitFor(
       () => {
         if (r.child.exitCode !== null) throw new Error(`start exited ${r.child.exitCode}:\n${r.output()}`);
-        return /Demo key \(5 USD of credit\): (sk-\S+)/.exec(r.output())?.[1];
+        return /Demo key \([\d.]+ USD of credit left\): (sk-\S+)/.exec(r.output())?.[1];
       },
       { timeoutMs: 120_000, intervalMs: 200, what: 'pnpm start to be ready' },
     ).catch((err: Error) => {
@@ -139,6 +140,31 @@ const tcpAnswers = (port: number) =>
     expect(cli.status).toBe(0);
     expect(cli.stdout).toMatch(/^sk-\S+\n$/);
 
+    // The development operator: made with a generated password, kept in .data/operator-password,
+    // named in the banner, and it signs in as an operator.
+    const operatorPassword = readFileSync(path.join(dir, 'data', 'operator-password'), 'utf8').trim();
+    expect(operatorPassword.length).toBeGreaterThanOrEqual(16);
+    expect(out).toContain(`sign in as operator@mediagate.localhost with the password ${operatorPassword}`);
+    const signIn = async (email: string, password: string) => {
+      const res = await fetch(`http://127.0.0.1:${env.PORT}/console/api/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email, password }),
+      });
+      return { status: res.status, role: ((await res.json()) as { role?: string }).role };
+    };
+    expect(await signIn('operator@mediagate.localhost', operatorPassword)).toEqual({
+      status: 200,
+      role: 'admin',
+    });
+    const db = new Pool({ connectionString: env.DATABASE_URL, max: 1 });
+    const accountRow = async (email: string) =>
+      (await db.query('select role, password_hash from accounts where email = $1', [email])).rows[0] as {
+        role: string;
+        password_hash: string | null;
+      };
+    const fbBefore = await accountRow('fb@example.test');
+
     // A video task running upstream when the stack stops finishes after it starts again.
     const base = `http://127.0.0.1:${env.PORT}`;
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
@@ -164,8 +190,20 @@ const tcpAnswers = (port: number) =>
     // The local services keep running after Ctrl-C.
     expect(await tcpAnswers(pgPort)).toBe(true);
 
-    const second = start();
+    // Restarted with ADMIN_EMAIL naming an existing account and no ADMIN_PASSWORD: that account's
+    // password is not replaced nor is it made an operator; the banner says none was made; the
+    // development operator's password stays as kept.
+    const second = start({ ADMIN_EMAIL: 'fb@example.test' });
     await ready(second);
+    expect(second.output()).toContain(
+      'no operator account is made for fb@example.test without ADMIN_PASSWORD (an existing operator signs in as before)',
+    );
+    expect(second.output()).not.toContain('with the password');
+    expect(await accountRow('fb@example.test')).toEqual(fbBefore);
+    expect(fbBefore.role).toBe('user');
+    expect(readFileSync(path.join(dir, 'data', 'operator-password'), 'utf8').trim()).toBe(operatorPassword);
+    expect((await signIn('operator@mediagate.localhost', operatorPassword)).status).toBe(200);
+    await db.end();
     const done = await waitFor(
       async () => {
         const t = await task();

@@ -40,7 +40,12 @@ export const accountsEnvShape = {
   VIDEO_MAX_ACTIVE_TASKS: intFromEnv(20, 1),
   /** login / registration / code attempts allowed per e-mail and per IP in AUTH_LIMIT_WINDOW_S */
   AUTH_LIMIT_PER_EMAIL: intFromEnv(10, 1),
+  /**
+   * login / registration / code attempts allowed per IP in AUTH_LIMIT_WINDOW_S; also session tokens
+   * that do not authenticate at `GET /console/api/session`, per IP
+   */
   AUTH_LIMIT_PER_IP: intFromEnv(100, 1),
+  /** the window of AUTH_LIMIT_PER_EMAIL and AUTH_LIMIT_PER_IP, in seconds */
   AUTH_LIMIT_WINDOW_S: intFromEnv(900, 1),
   /**
    * the longest spacing of login attempts on an account past AUTH_LIMIT_PER_EMAIL wrong passwords

@@ -24,6 +24,12 @@ export const paymentsApiEnvShape = {
     .default(15 * 60),
   /** unpaid, unexpired orders an account may hold at once (each one is an order at the provider) */
   TOPUP_MAX_OPEN_ORDERS: z.coerce.number().int().min(1).default(10),
+  /**
+   * unpaid orders an account may create per rolling hour, cancelled ones included (each is placed
+   * at the provider and, for an Alipay code never scanned, queried until it dies; paid ones do not
+   * count): bounds cancel and create again, generously above what a payer needs
+   */
+  TOPUP_MAX_ORDERS_PER_HOUR: z.coerce.number().int().min(1).default(30),
   /** reading a top-up still `created` this long after its creation asks the provider (at most every 5 s) */
   TOPUP_QUERY_AFTER_MS: z.coerce.number().int().min(0).default(5_000),
   /** the API's public base URL, for the notify_url given to providers (e.g. https://api.example.com) */
@@ -38,6 +44,17 @@ export const paymentsApiEnvShape = {
   BANK_TRANSFER_BANK: optionalString,
   /** bank transfers: the account number (or IBAN) */
   BANK_TRANSFER_ACCOUNT_NUMBER: optionalString,
+  /**
+   * how customers reach us about payments (an e-mail address, or an https URL), shown on the top-up
+   * page; without the bank details it is how they ask for them, without either transfers are not offered
+   */
+  PAYMENTS_CONTACT: optionalString.pipe(
+    z
+      .union([z.email(), z.url({ protocol: /^https?$/ })], {
+        error: 'must be an e-mail address or an http(s) URL',
+      })
+      .optional(),
+  ),
 };
 
 export type PaymentsApiConfig = z.output<z.ZodObject<typeof paymentsApiEnvShape>>;

@@ -48,6 +48,9 @@ export interface ApiDeps {
     | 'TASK_RUNNING_CACHE_MS'
     | 'METRICS_TOKEN'
     | 'METRICS_PORT'
+    | 'PLAYGROUND_UPLOAD_MAX_BYTES'
+    | 'PLAYGROUND_UPLOADS_PER_DAY'
+    | 'PLAYGROUND_UPLOAD_TTL_MS'
   > &
     Partial<Pick<ApiConfig, 'CONSOLE_DIR' | 'PUBLIC_BASE_URL'>> &
     AccountsConfig &
@@ -82,7 +85,12 @@ export interface ApiDeps {
   /** durations learned per model (estimated_completion_at) */
   durations?: TaskDurations;
   /** where succeeded videos are kept, and the signer of their links */
-  media: { storage: MediaStorage; signer: MediaLinkSigner };
+  media: {
+    storage: MediaStorage;
+    signer: MediaLinkSigner;
+    /** how long a request for a first frame waits for a copy in progress (default FIRST_FRAME_WAIT_MS) */
+    firstFrameWaitMs?: number;
+  };
   /** Prometheus metrics of this process; /metrics is served when present */
   metrics?: Metrics;
   /** false once shutdown began, so /readyz drains traffic away */

@@ -1,6 +1,6 @@
 import type { ImageModel, ModelCatalog } from '@mediagate/shared/catalog';
 import { ApiError } from '@mediagate/shared/errors';
-import type { ImageJob } from '@mediagate/shared/images';
+import type { ImageJob, ImagesResponse } from '@mediagate/shared/images';
 import type { Request, Response } from 'express';
 import type { ApiDeps } from './deps';
 import { principalOf } from './middleware/auth';
@@ -35,24 +35,38 @@ export function imageModelFor(catalog: ModelCatalog, id: unknown): ImageModel {
   return found;
 }
 
+/** What a route adds to the images answer for its caller (the playground: a download link per image). */
+export type PresentImages = (result: ImagesResponse, req: Request) => object;
+
 /**
- * Runs a checked job for the caller and sends the OpenAI images answer. Reference image URLs must be
- * public: the vendor fetches them on the gateway's behalf (data URLs travel inline).
+ * Runs a checked job for the caller and sends the OpenAI images answer (as `present` words it,
+ * when given). Reference image URLs must be public: the vendor fetches them on the gateway's
+ * behalf (data URLs travel inline).
  */
-export async function answerImages(deps: ApiDeps, req: Request, res: Response, job: ImageJob): Promise<void> {
+export async function answerImages(
+  deps: ApiDeps,
+  req: Request,
+  res: Response,
+  job: ImageJob,
+  present?: PresentImages,
+): Promise<void> {
   await requirePublicUrls(
     deps.ssrf,
     job.images.map((ref, i) => [
       job.images.length > 1 ? `image[${i}]` : 'image',
       ref.startsWith('data:') ? undefined : ref,
+      'input',
     ]),
+    deps.config.PUBLIC_BASE_URL,
   );
   const { accountId, keyId } = principalOf(req);
   const result = await deps.images.generate(job, {
     accountId,
     keyId,
     requestId: String(req.id),
-    log: req.log,
+    // the request's logger is made when the call first logs (see requestContext)
+    log: () => req.log,
+    logsInfo: deps.logger.isLevelEnabled('info'),
   });
-  res.status(200).json(result);
+  res.status(200).json(present ? present(result, req) : result);
 }

@@ -4,6 +4,7 @@ import * as adminAudit from './routes/admin.audit';
 import * as adminCustomer from './routes/admin.customer';
 import * as adminQueues from './routes/admin.queues';
 import * as adminTasks from './routes/admin.tasks';
+import * as adminTopUpsRefund from './routes/admin.topups.refund';
 import * as adminTransfers from './routes/admin.transfers';
 import * as adminWebhooks from './routes/admin.webhooks';
 import * as consoleBilling from './routes/console.billing';
@@ -13,6 +14,7 @@ import * as consoleRegister from './routes/console.register';
 import * as consoleSession from './routes/console.session';
 import * as consoleTokens from './routes/console.tokens';
 import * as consoleTopUps from './routes/console.topups';
+import * as consoleTopUpsCancel from './routes/console.topups.cancel';
 import * as consoleVerify from './routes/console.verify';
 import * as consoleVideos from './routes/console.videos';
 import * as consoleWebhooks from './routes/console.webhooks';
@@ -26,6 +28,8 @@ import * as modelsGet from './routes/models.get';
 import * as modelsList from './routes/models.list';
 import * as paymentsNotify from './routes/payments.notify';
 import * as paymentsQrNotify from './routes/payments.qr-notify';
+import * as playgroundUploads from './routes/playground.uploads';
+import * as playgroundImages from './routes/playground.images';
 import * as videosCallbacksList from './routes/videos.callbacks.list';
 import * as videosCallbacksRedeliver from './routes/videos.callbacks.redeliver';
 import * as videosCancel from './routes/videos.cancel';
@@ -49,6 +53,8 @@ export const routes: readonly Route[] = [
   health.route,
   metrics.route,
   docsRoute(() => routes),
+  // before /media/:taskId/:file, which would take `uploads` for a task id
+  playgroundUploads.routes.media,
   mediaGet.route,
 
   videosCreate.route,
@@ -81,6 +87,8 @@ export const routes: readonly Route[] = [
   consoleVideos.route,
   videosCreate.playgroundRoute,
   videosEvents.playgroundRoute,
+  playgroundImages.route,
+  playgroundUploads.routes.console,
   videosCallbacksList.routes.console,
   videosCallbacksRedeliver.routes.console,
   webhooksSecret.routes.console,
@@ -88,12 +96,14 @@ export const routes: readonly Route[] = [
   webhooksEndpoints.routes.console,
   consoleWebhooks.route,
   consoleTopUps.route,
+  consoleTopUpsCancel.route,
 
   // the operators' API
   adminAccounts.route,
   adminTasks.route,
   adminCustomer.route,
   adminTransfers.route,
+  adminTopUpsRefund.route,
   adminQueues.route,
   adminAudit.route,
   adminWebhooks.route,

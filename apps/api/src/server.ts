@@ -118,7 +118,12 @@ function main(): void {
   });
   const catalog = loadCatalog(config.MODEL_CATALOG_FILE);
   const upstreams = createUpstreams(config, { db: database.db, logger, metrics });
-  const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, logger });
+  const mailer = createMailer({
+    smtpUrl: config.SMTP_URL,
+    from: config.MAIL_FROM,
+    logger,
+    dir: config.MAIL_DIR,
+  });
   const rateLimits = new RateLimits(redis, rateLimitConfig(config), logger);
   const paymentProviders: AccountPaymentProvider[] = config.PAYMENT_DEV_SECRET
     ? [createDevPaymentProvider(config.PAYMENT_DEV_SECRET, config.PAYMENT_SIGNATURE_TOLERANCE_S)]

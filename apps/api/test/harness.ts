@@ -206,8 +206,11 @@ export async function startTestApi(
     close: async () => {
       await Promise.all(replicas.map((c) => c()));
       taskEvents.closeStreams();
-      await new Promise((r) => server.close(r));
+      // a response a test left unread holds its connection open: close() waits for every connection,
+      // so the connections are ended as the close begins, not after it
+      const closed = new Promise((r) => server.close(r));
       server.closeAllConnections();
+      await closed;
       await taskEvents.close();
       pendingEnqueues.close();
       const cleanup = Promise.all([

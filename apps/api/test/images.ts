@@ -1,6 +1,5 @@
 import { getAccount } from '@mediagate/shared/accounts';
 import { type RunningSim, startUpstreamSim } from '@mediagate/shared/testing';
-import type { ApiConfig } from '../src/config';
 import { startTestApi, type TestApi } from './harness';
 
 /**
@@ -18,7 +17,7 @@ export function simChannels(sims: ReadonlyArray<{ url: string }>): string {
 
 /** Simulators as real processes and the API app using them as its channels. */
 export async function startImagesApi(
-  opts: { sims?: number; config?: Partial<ApiConfig> } = {},
+  opts: { sims?: number; config?: Parameters<typeof startTestApi>[0] } = {},
 ): Promise<{ api: TestApi; sims: RunningSim[]; close: () => Promise<void> }> {
   const sims = await Promise.all(Array.from({ length: opts.sims ?? 1 }, () => startUpstreamSim()));
   const api = await startTestApi({

@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Spin } from 'antd';
 import type { ReactNode } from 'react';
 import { Navigate, useLocation, useNavigate } from 'react-router';
-import { ApiError, api, keyOf, unwrap } from './api/client';
+import { api, keyOf, unwrap } from './api/client';
 import type { components } from './api/schema';
 import { ErrorAlert } from './components/ErrorAlert';
 import { useT } from './i18n/i18n';
@@ -10,18 +10,14 @@ import { useT } from './i18n/i18n';
 /** The signed-in account, as GET /console/api/me answers it. */
 export type Me = components['schemas']['Account'];
 
-/** The signed-in account, or null when there is no session. */
+/**
+ * The signed-in account, or null when there is no session. Asked of GET /console/api/session,
+ * which answers 200 either way: an anonymous visit is no failed request in the browser's console.
+ */
 export function useMe() {
   return useQuery({
-    queryKey: keyOf('/console/api/me'),
-    queryFn: async (): Promise<Me | null> => {
-      try {
-        return await unwrap(api.GET('/console/api/me'));
-      } catch (err) {
-        if (err instanceof ApiError && err.status === 401) return null;
-        throw err;
-      }
-    },
+    queryKey: keyOf('/console/api/session'),
+    queryFn: async (): Promise<Me | null> => (await unwrap(api.GET('/console/api/session'))).account ?? null,
     staleTime: 30_000,
   });
 }
@@ -64,7 +60,7 @@ export function useLogout() {
       await unwrap(api.POST('/console/api/logout'));
     } finally {
       client.clear();
-      client.setQueryData(keyOf('/console/api/me'), null);
+      client.setQueryData(keyOf('/console/api/session'), null);
       navigate('/login', { replace: true });
     }
   };

@@ -20,7 +20,7 @@ export function createQueryClient(): QueryClient {
       onError(err) {
         // a session that ended (logout elsewhere, expiry): the page asks who is signed in again
         if (err instanceof ApiError && err.code === 'invalid_session') {
-          void client.invalidateQueries({ queryKey: keyOf('/console/api/me') });
+          void client.invalidateQueries({ queryKey: keyOf('/console/api/session') });
         }
       },
     }),
@@ -36,7 +36,12 @@ function Localized({ children }: { children: ReactNode }) {
     document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
   }, [lang]);
   return (
-    <ConfigProvider locale={lang === 'zh' ? zhCN : enUS} theme={{ token: { colorPrimary: '#1677ff' } }}>
+    // two-character Chinese labels as written ("删除"), not spaced out by antd ("删 除")
+    <ConfigProvider
+      locale={lang === 'zh' ? zhCN : enUS}
+      theme={{ token: { colorPrimary: '#1677ff' } }}
+      button={{ autoInsertSpace: false }}
+    >
       <AntApp>{children}</AntApp>
     </ConfigProvider>
   );

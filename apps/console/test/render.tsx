@@ -20,6 +20,14 @@ export function renderAt(path: string, routes: Array<{ path: string; element: Re
   };
 }
 
+const parsedOrText = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+};
+
 /** Replaces fetch with answers by method and path; returns the calls made. */
 export function fakeApi(
   handler: (
@@ -34,7 +42,8 @@ export function fakeApi(
       input instanceof Request ? input : new Request(new URL(String(input), 'http://localhost'), init);
     const url = new URL(req.url, 'http://localhost');
     const text = await req.text();
-    const body = text ? JSON.parse(text) : undefined;
+    // a JSON body parsed; any other (a multipart form) as its text
+    const body = text ? parsedOrText(text) : undefined;
     calls.push({ method: req.method, path: url.pathname + url.search, body });
     const answer = handler(req.method, url.pathname + url.search, body);
     return new Response(answer.body === undefined ? null : JSON.stringify(answer.body), {

@@ -1,7 +1,11 @@
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterEach } from 'vitest';
 
 afterEach(() => cleanup());
+
+// findBy* and waitFor wait for what a page shows until this deadline (1 s by default): a page of
+// antd components rendered by jsdom can take longer on a loaded machine
+configure({ asyncUtilTimeout: 10_000 });
 
 // antd reads these; jsdom has neither
 if (!window.matchMedia) {

@@ -183,5 +183,45 @@ describe('Alipay refunds', () => {
       (await call('alipay.trade.refund', { out_trade_no: no, refund_amount: '0.01', out_request_no: 'r2' }))
         .response.sub_code,
     ).toBe('ACQ.TRADE_STATUS_ERROR');
+    // every try of the first refund's notification still says what was refunded then
+    expect(
+      notificationsOf(no)
+        .filter((f) => f.out_biz_no === partial.out_biz_no)
+        .map((f) => f.refund_fee),
+    ).toEqual(expect.arrayContaining(['10.00']));
+  });
+
+  it('refuses more than is left (ACQ.REASON_TRADE_REFUND_FEE_ERR), a partial refund without out_request_no (ACQ.REFUND_AMT_NOT_EQUAL_TOTAL), and as the control API says', async () => {
+    const no = orderNo('AX');
+    await precreate(no);
+    await pay(no);
+    const refund = (biz: Record<string, string>) => call('alipay.trade.refund', { out_trade_no: no, ...biz });
+    expect((await refund({ refund_amount: '10.00' })).response.sub_code).toBe(
+      'ACQ.REFUND_AMT_NOT_EQUAL_TOTAL',
+    );
+    expect((await refund({ refund_amount: '35.01', out_request_no: 'x1' })).response.sub_code).toBe(
+      'ACQ.REASON_TRADE_REFUND_FEE_ERR',
+    );
+    await sim.control('POST', '/refund-behaviour', { vendor: 'alipay', out_trade_no: no, outcome: 'refuse' });
+    expect((await refund({ refund_amount: '10.00', out_request_no: 'x2' })).response.sub_code).toBe(
+      'ACQ.SELLER_BALANCE_NOT_ENOUGH',
+    );
+    // made, answered with Alipay's system error: the query finds it, the same request answers fund_change N
+    await sim.control('POST', '/refund-behaviour', {
+      vendor: 'alipay',
+      out_trade_no: no,
+      outcome: 'no_answer',
+    });
+    expect((await refund({ refund_amount: '10.00', out_request_no: 'x3' })).response.sub_code).toBe(
+      'ACQ.SYSTEM_ERROR',
+    );
+    expect(
+      (await call('alipay.trade.fastpay.refund.query', { out_trade_no: no, out_request_no: 'x3' })).response,
+    ).toMatchObject({ refund_status: 'REFUND_SUCCESS', refund_amount: '10.00' });
+    expect((await refund({ refund_amount: '10.00', out_request_no: 'x3' })).response).toMatchObject({
+      code: '10000',
+      fund_change: 'N',
+      refund_fee: '10.00',
+    });
   });
 });

@@ -235,16 +235,31 @@ export function alipayGateway(ctx: SimContext): Router {
     }
     if (method === 'alipay.trade.refund') {
       if (!order || !tradeExists(order)) return notExist();
-      const refundNo =
-        typeof biz.out_request_no === 'string' && biz.out_request_no ? biz.out_request_no : outTradeNo;
+      const named = typeof biz.out_request_no === 'string' && biz.out_request_no ? biz.out_request_no : null;
+      if (named && named.length > 64) return invalid('out_request_no');
+      // without out_request_no the refund is the whole trade, numbered by out_trade_no
+      const refundNo = named ?? outTradeNo;
       const refundFen = yuanToFen(String(biz.refund_amount ?? ''));
       if (!refundFen) return invalid('refund_amount');
       const existing = order.refunds.find((r) => r.no === refundNo);
       if (!existing) {
         if (order.status !== 'PAID')
           return fail(FAIL.code, FAIL.msg, 'ACQ.TRADE_STATUS_ERROR', '交易状态不合法');
+        if (!named && refundFen !== order.amountFen) {
+          return fail(
+            FAIL.code,
+            FAIL.msg,
+            'ACQ.REFUND_AMT_NOT_EQUAL_TOTAL',
+            '撤销或退款金额与订单金额不一致',
+          );
+        }
         if (refundedFen(order) + refundFen > order.amountFen) {
-          return fail(FAIL.code, FAIL.msg, 'ACQ.REFUND_AMT_NOT_EQUAL_TOTAL', '退款金额超限');
+          return fail(FAIL.code, FAIL.msg, 'ACQ.REASON_TRADE_REFUND_FEE_ERR', '退款金额无效');
+        }
+        const behaviour = order.nextRefund ?? {};
+        order.nextRefund = undefined;
+        if (behaviour.outcome === 'refuse') {
+          return fail(FAIL.code, FAIL.msg, 'ACQ.SELLER_BALANCE_NOT_ENOUGH', '卖家余额不足');
         }
         refund(
           ctx,
@@ -252,7 +267,12 @@ export function alipayGateway(ctx: SimContext): Router {
           refundNo,
           refundFen,
           typeof biz.refund_reason === 'string' ? biz.refund_reason : undefined,
+          '',
+          behaviour,
         );
+        // made, but the answer says Alipay failed: the merchant must ask again with the same number
+        if (behaviour.outcome === 'no_answer')
+          return fail(FAIL.code, FAIL.msg, 'ACQ.SYSTEM_ERROR', '系统错误');
       } else if (existing.amountFen !== refundFen) {
         return fail(FAIL.code, FAIL.msg, 'ACQ.REFUND_AMT_NOT_EQUAL_TOTAL', '退款金额与原请求不一致');
       }

@@ -14,6 +14,13 @@ import { wechatApi, wechatTransaction } from './wechat-api';
 
 export { type PaySimConfig, paySimEnvSchema } from './config';
 export { generatePaymentKeys, type PaymentKeySet } from './keys';
+export {
+  type AlipayTradeFacts,
+  alipayTradeNotice,
+  type WechatRefundFacts,
+  wechatPaymentNotice,
+  wechatRefundNotice,
+} from './notification-bodies';
 export { RETRY_SCHEDULES, SIGNTEST_PREFIX } from './notify';
 
 const key = (pem: string | undefined, pub: boolean): KeyObject | undefined =>

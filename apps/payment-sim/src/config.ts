@@ -52,6 +52,8 @@ export const paySimEnvSchema = z.object({
   PAYSIM_WECHAT_SIGN_WITH: z.enum(['public_key', 'certificate']).default('public_key'),
   /** every Nth signed WeChat Pay answer carries a WECHATPAY/SIGNTEST/ probe signature (0 = none) */
   PAYSIM_WECHAT_SIGNTEST_EVERY: intFromEnv(0, 0),
+  /** how long a WeChat Pay refund stays PROCESSING before it ends (SUCCESS, or as /_control/refund-behaviour says) */
+  PAYSIM_WECHAT_REFUND_MS: intFromEnv(1_000, 0),
   /** requests per second per method and vendor before the vendors' rate-limit answers (0 = no limit) */
   PAYSIM_RATE_LIMIT_PER_S: intFromEnv(500, 0),
 });

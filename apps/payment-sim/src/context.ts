@@ -4,6 +4,7 @@ import type { PaySimConfig } from './config';
 import type { createNotifier } from './notify';
 import {
   payableUntil,
+  type RefundBehaviour,
   type rateLimiter,
   refundedFen,
   type SimOrder,
@@ -82,30 +83,47 @@ export function isLoopbackUrl(url: URL): boolean {
 
 /**
  * Records a refund of a paid order (through the API or in the merchant portal) and notifies it:
- * Alipay as a trade_status_sync (TRADE_CLOSED once fully refunded), WeChat Pay as REFUND.SUCCESS.
+ * Alipay at once, as a trade_status_sync carrying out_biz_no and the trade's refund_fee so far
+ * (TRADE_CLOSED once fully refunded); WeChat Pay once the refund ends, PAYSIM_WECHAT_REFUND_MS
+ * after it was accepted PROCESSING, as REFUND.SUCCESS (or REFUND.ABNORMAL / REFUND.CLOSED as
+ * `behaviour` says).
  */
 export function recordRefund(
-  ctx: Pick<SimContext, 'notifier'>,
+  ctx: Pick<SimContext, 'notifier' | 'config'>,
   order: SimOrder,
   no: string,
   amountFen: number,
   reason?: string,
   notifyUrl = '',
+  behaviour: RefundBehaviour = {},
 ): SimRefund {
-  const r = {
+  const wechat = order.vendor === 'wechat';
+  const r: SimRefund = {
     no,
-    refundId: order.vendor === 'wechat' ? `50300${randomUUID().replace(/\D/g, '').slice(0, 24)}` : no,
+    refundId: wechat ? `50300${randomUUID().replace(/\D/g, '').slice(0, 24)}` : no,
     amountFen,
     at: Date.now(),
     notifyUrl,
     reason,
+    status: wechat ? 'PROCESSING' : 'SUCCESS',
+    refundedTotalFen: refundedFen(order) + amountFen,
+    notify: behaviour.notify !== false,
   };
   order.refunds.push(r);
-  if (order.vendor === 'alipay' && refundedFen(order) >= order.amountFen) {
-    order.status = 'CLOSED';
-    order.closedBy = 'refund';
+  if (!wechat) {
+    if (r.refundedTotalFen >= order.amountFen) {
+      order.status = 'CLOSED';
+      order.closedBy = 'refund';
+    }
+    if (r.notify) ctx.notifier.send(order, 'refund', r);
+    return r;
   }
-  ctx.notifier.send(order, 'refund', r);
+  ctx.notifier.later(ctx.config.PAYSIM_WECHAT_REFUND_MS, () => {
+    r.status =
+      behaviour.outcome === 'abnormal' ? 'ABNORMAL' : behaviour.outcome === 'closed' ? 'CLOSED' : 'SUCCESS';
+    r.at = Date.now();
+    if (r.notify) ctx.notifier.send(order, 'refund', r);
+  });
   return r;
 }
 

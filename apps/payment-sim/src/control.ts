@@ -3,7 +3,14 @@ import { bearerMatches } from '@mediagate/shared/metrics';
 import express, { type RequestHandler, type Router } from 'express';
 import { notPayable, orderKey, payOrder, recordRefund, type SimContext } from './context';
 import { newPlatformCertificate } from './keys';
-import { ageOrder, payableUntil, refundedFen, type SimOrder, type Vendor } from './orders';
+import {
+  ageOrder,
+  payableUntil,
+  type RefundBehaviour,
+  refundedFen,
+  type SimOrder,
+  type Vendor,
+} from './orders';
 
 function view(order: SimOrder) {
   return {
@@ -16,6 +23,12 @@ function view(order: SimOrder) {
     scanned: order.scannedAt !== undefined,
     amount_fen: order.amountFen,
     refunded_fen: refundedFen(order),
+    refunds: order.refunds.map((r) => ({
+      no: r.no,
+      refund_id: r.refundId,
+      amount_fen: r.amountFen,
+      status: r.status,
+    })),
     payable_until: order.status === 'WAIT' ? new Date(payableUntil(order)).toISOString() : null,
     /** the payment notification (kept for callers that read one) */
     notification: order.notifications.find((n) => n.kind === 'paid') ?? null,
@@ -65,7 +78,21 @@ export function controlApi(ctx: SimContext): Router {
     ageOrder(order, seconds * 1000);
     res.json(view(ctx.settle(order)));
   });
-  /** a refund made in the merchant portal: `{vendor, out_trade_no, amount_fen?}` (all that is left by default) */
+  /** what the next refund through the API does: `{vendor, out_trade_no, outcome?, notify?}` (see RefundBehaviour) */
+  control.post('/refund-behaviour', (req, res) => {
+    const order = find(req.body);
+    if (!order) return void res.status(404).json({ error: 'no such order' });
+    const { outcome, notify } = req.body as { outcome?: unknown; notify?: unknown };
+    if (outcome !== undefined && !['refuse', 'no_answer', 'abnormal', 'closed'].includes(String(outcome))) {
+      return void res.status(400).json({ error: 'outcome: refuse, no_answer, abnormal or closed' });
+    }
+    if ((outcome === 'abnormal' || outcome === 'closed') && order.vendor !== 'wechat') {
+      return void res.status(400).json({ error: `${String(outcome)} is a WeChat Pay refund status` });
+    }
+    order.nextRefund = { outcome: outcome as RefundBehaviour['outcome'], notify: notify !== false };
+    res.json(view(order));
+  });
+  /** a refund made in the merchant portal: `{vendor, out_trade_no, amount_fen?, notify?: false}` (all that is left by default) */
   control.post('/refund', (req, res) => {
     const order = find(req.body);
     if (!order) return void res.status(404).json({ error: 'no such order' });
@@ -80,7 +107,9 @@ export function controlApi(ctx: SimContext): Router {
     ) {
       return void res.status(409).json({ error: `refundable: ${order.paidAt === undefined ? 0 : left} fen` });
     }
-    recordRefund(ctx, order, `portal${Date.now()}${order.refunds.length}`, amount, 'merchant portal');
+    recordRefund(ctx, order, `portal${Date.now()}${order.refunds.length}`, amount, 'merchant portal', '', {
+      notify: (req.body as { notify?: unknown }).notify !== false,
+    });
     res.json(view(order));
   });
   /** WeChat Pay's signature probe: a notification for the order with a WECHATPAY/SIGNTEST/ signature */

@@ -1,14 +1,8 @@
 import { type KeyObject, randomBytes, randomUUID } from 'node:crypto';
 import type { Logger } from '@mediagate/shared/log';
-import {
-  alipayTime,
-  fenToYuan,
-  signAlipayNotification,
-  wechatEncryptResource,
-  wechatSignedHeaders,
-  wechatTime,
-} from '@mediagate/shared/payments';
-import { refundedFen, type SimNotification, type SimOrder, type SimRefund, type Vendor } from './orders';
+import { signAlipayNotification, wechatSignedHeaders } from '@mediagate/shared/payments';
+import { alipayTradeNotice, wechatPaymentNotice, wechatRefundNotice } from './notification-bodies';
+import type { SimNotification, SimOrder, SimRefund, Vendor } from './orders';
 
 /** The vendors' retry schedules after a failed notification, in ms (the first try is at once). */
 export const RETRY_SCHEDULES: Record<Vendor, number[]> = {
@@ -43,87 +37,40 @@ export interface NotifierContext {
 export function createNotifier(ctx: NotifierContext) {
   function alipayFields(order: SimOrder, n: SimNotification): Record<string, string> {
     const refund = n.refundNo ? order.refunds.find((r) => r.no === n.refundNo) : undefined;
-    const refunded = refundedFen(order);
-    const fullyRefunded = refunded >= order.amountFen;
-    const status =
-      n.kind === 'closed' || (n.kind === 'refund' && fullyRefunded) ? 'TRADE_CLOSED' : 'TRADE_SUCCESS';
-    return {
-      notify_time: alipayTime(new Date()),
-      notify_type: 'trade_status_sync',
-      notify_id: n.id.replaceAll('-', ''),
-      charset: 'utf-8',
-      version: '1.0',
-      app_id: ctx.alipay.appId ?? '',
-      auth_app_id: ctx.alipay.appId ?? '',
-      trade_no: order.tradeId,
-      out_trade_no: order.outTradeNo,
-      trade_status: status,
-      total_amount: fenToYuan(order.amountFen),
+    return alipayTradeNotice({
+      appId: ctx.alipay.appId ?? '',
+      notifyId: n.id.replaceAll('-', ''),
+      tradeNo: order.tradeId,
+      outTradeNo: order.outTradeNo,
+      amountFen: order.amountFen,
       subject: order.subject,
-      gmt_create: alipayTime(new Date(order.createdAt)),
-      buyer_id: '2088000000000001',
-      seller_id: '2088000000000002',
-      ...(order.paidAt
-        ? {
-            receipt_amount: fenToYuan(order.amountFen),
-            buyer_pay_amount: fenToYuan(order.amountFen),
-            invoice_amount: fenToYuan(order.amountFen),
-            point_amount: '0.00',
-            gmt_payment: alipayTime(new Date(order.paidAt)),
-          }
-        : {}),
-      ...(n.kind === 'closed' ? { gmt_close: alipayTime(new Date()) } : {}),
-      ...(refund
-        ? {
-            out_biz_no: refund.no,
-            refund_fee: fenToYuan(refunded),
-            gmt_refund: `${alipayTime(new Date(refund.at))}.000`,
-            ...(fullyRefunded ? { gmt_close: alipayTime(new Date(refund.at)) } : {}),
-          }
-        : {}),
-    };
+      createdAt: new Date(order.createdAt),
+      paidAt: order.paidAt ? new Date(order.paidAt) : undefined,
+      closedAt: n.kind === 'closed' ? new Date() : undefined,
+      // a refund's notification says what the trade had refunded when it was made, on every try
+      refund: refund
+        ? { no: refund.no, refundedTotalFen: refund.refundedTotalFen, at: new Date(refund.at) }
+        : undefined,
+    });
   }
 
   function wechatBody(order: SimOrder, n: SimNotification): string {
     const apiV3Key = ctx.wechat.apiV3Key ?? '';
     if (n.kind === 'refund') {
       const refund = order.refunds.find((r) => r.no === n.refundNo) as SimRefund;
-      const content = {
+      return wechatRefundNotice(n.id, apiV3Key, {
         mchid: ctx.wechat.mchid,
-        out_trade_no: order.outTradeNo,
-        transaction_id: order.tradeId,
-        out_refund_no: refund.no,
-        refund_id: refund.refundId,
-        refund_status: 'SUCCESS',
-        success_time: wechatTime(new Date(refund.at)),
-        user_received_account: '支付用户零钱',
-        amount: {
-          total: order.amountFen,
-          refund: refund.amountFen,
-          payer_total: order.amountFen,
-          payer_refund: refund.amountFen,
-        },
-      };
-      return JSON.stringify({
-        id: n.id,
-        create_time: wechatTime(new Date()),
-        resource_type: 'encrypt-resource',
-        event_type: 'REFUND.SUCCESS',
-        summary: '退款成功',
-        resource: {
-          ...wechatEncryptResource(apiV3Key, JSON.stringify(content), 'refund'),
-          original_type: 'refund',
-        },
+        outTradeNo: order.outTradeNo,
+        transactionId: order.tradeId,
+        no: refund.no,
+        refundId: refund.refundId,
+        status: refund.status,
+        at: new Date(refund.at),
+        totalFen: order.amountFen,
+        refundFen: refund.amountFen,
       });
     }
-    return JSON.stringify({
-      id: n.id,
-      create_time: wechatTime(new Date()),
-      resource_type: 'encrypt-resource',
-      event_type: 'TRANSACTION.SUCCESS',
-      summary: '支付成功',
-      resource: wechatEncryptResource(apiV3Key, JSON.stringify(ctx.wechatTransaction(order))),
-    });
+    return wechatPaymentNotice(n.id, apiV3Key, ctx.wechatTransaction(order));
   }
 
   /** The notification as the vendor sends it now. */
@@ -183,6 +130,15 @@ export function createNotifier(ctx: NotifierContext) {
   }
 
   return {
+    /** Runs `fn` after `ms` (the vendor's own processing time), cancelled when the simulator closes. */
+    later(ms: number, fn: () => void): void {
+      const t = setTimeout(() => {
+        ctx.timers.delete(t);
+        fn();
+      }, ms);
+      t.unref();
+      ctx.timers.add(t);
+    },
     /** Starts sending a notification of `kind` for the order (to the refund's URL for a refund). */
     send(order: SimOrder, kind: SimNotification['kind'], refund?: SimRefund): SimNotification {
       const n: SimNotification = {

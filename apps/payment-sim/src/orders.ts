@@ -31,6 +31,23 @@ export interface SimRefund {
   at: number;
   notifyUrl: string;
   reason?: string;
+  /** WeChat Pay: PROCESSING until it ends (PAYSIM_WECHAT_REFUND_MS); Alipay refunds at once */
+  status: 'PROCESSING' | 'SUCCESS' | 'ABNORMAL' | 'CLOSED';
+  /** what the trade had refunded in all once this refund was made (Alipay's refund_fee) */
+  refundedTotalFen: number;
+  /** false: the vendor sends no notification for it (a lost notification) */
+  notify: boolean;
+}
+
+/**
+ * What the next refund through the API does (`POST /_control/refund-behaviour`): `refuse` (Alipay
+ * ACQ.SELLER_BALANCE_NOT_ENOUGH, WeChat Pay 403 NOT_ENOUGH), `no_answer` (made, but answered with
+ * the vendor's system error, as if the answer were lost), WeChat Pay `abnormal` / `closed` (ends
+ * ABNORMAL / CLOSED instead of SUCCESS); `notify: false` sends no notification for it.
+ */
+export interface RefundBehaviour {
+  outcome?: 'refuse' | 'no_answer' | 'abnormal' | 'closed';
+  notify?: boolean;
 }
 
 /** An order as the vendor holds it. All times are the simulator's clock, in ms. */
@@ -62,6 +79,8 @@ export interface SimOrder {
   tradeId: string;
   paidAt?: number;
   refunds: SimRefund[];
+  /** what the next refund through the API does (the control API sets it) */
+  nextRefund?: RefundBehaviour;
   notifications: SimNotification[];
 }
 
@@ -132,9 +151,9 @@ export function ageOrder(order: SimOrder, ms: number): void {
   if (order.scannedAt !== undefined) order.scannedAt -= ms;
 }
 
-/** Sum of the refunds made on an order, in fen. */
+/** Sum of the refunds made on an order (done or under way; a closed one gave nothing back), in fen. */
 export function refundedFen(order: SimOrder): number {
-  return order.refunds.reduce((s, r) => s + r.amountFen, 0);
+  return order.refunds.reduce((s, r) => s + (r.status === 'CLOSED' ? 0 : r.amountFen), 0);
 }
 
 /**

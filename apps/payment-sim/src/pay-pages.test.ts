@@ -83,3 +83,35 @@ it('WeChat Pay H5 needs scene_info (the payer IP and h5_info)', async () => {
   );
   expect([res.status, res.json.code]).toEqual([400, 'PARAM_ERROR']);
 });
+
+it('lists the QR orders waiting for payment, newest first, and pays one with the control token', async () => {
+  const ids = [orderNo('QA'), orderNo('QB')];
+  for (const [i, id] of ids.entries()) {
+    await sim
+      .providers()
+      .get(i === 0 ? 'alipay' : 'wechat')!
+      .createQr({
+        id,
+        amountFen: 3500 + i,
+        subject: `mediagate top-up ${i}`,
+        expiresAt: new Date(Date.now() + 15 * 60_000),
+        notifyUrl: 'http://127.0.0.1:9/notify',
+      });
+  }
+  const list = async () => (await fetch(`${sim.url}/_pay`)).text();
+  const html = await list();
+  expect(html.indexOf(ids[1]!)).toBeGreaterThan(-1);
+  expect(html.indexOf(ids[1]!)).toBeLessThan(html.indexOf(ids[0]!));
+  expect(html).toContain('¥35.00');
+  const pay = (fields: Record<string, string>) =>
+    fetch(`${sim.url}/_pay`, { method: 'POST', body: new URLSearchParams(fields) });
+  expect((await pay({ vendor: 'alipay', out_trade_no: ids[0]!, token: 'not-the-token' })).status).toBe(401);
+  expect((await pay({ vendor: 'alipay', out_trade_no: 'nothing', token: CONTROL_TOKEN })).status).toBe(404);
+  const paid = await pay({ vendor: 'alipay', out_trade_no: ids[0]!, token: CONTROL_TOKEN });
+  expect(paid.status).toBe(200);
+  expect(await paid.text()).toContain('data-testid="pay-done"');
+  expect((await sim.control('GET', `/orders/alipay/${ids[0]}`)).json.status).toBe('PAID');
+  // paid: gone from the list, and not paid twice
+  expect(await list()).not.toContain(ids[0]!);
+  expect((await pay({ vendor: 'alipay', out_trade_no: ids[0]!, token: CONTROL_TOKEN })).status).toBe(409);
+});

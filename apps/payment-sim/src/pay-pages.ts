@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { fenToYuan } from '@mediagate/shared/payments';
 import express, { type Response, type Router } from 'express';
 import { escapeHtml } from './alipay-gateway';
-import { notPayable, payOrder, type SimContext } from './context';
+import { notPayable, orderKey, payOrder, type SimContext } from './context';
 import type { SimOrder, Vendor } from './orders';
 
 const page = (res: Response, status: number, title: string, body: string) =>
@@ -33,6 +33,74 @@ export function payPages(ctx: SimContext): Router {
     return undefined;
   };
   const title = (o: SimOrder) => (o.vendor === 'alipay' ? '支付宝 Alipay' : '微信支付 WeChat Pay');
+  const tokenField =
+    '<label>Simulator control token <input type="password" name="token" autocomplete="off" required></label>';
+
+  // Every order waiting for its payer, newest first, each with a pay button: a QR code shown on a
+  // development machine is paid here (no phone scans a simulator's code).
+  router.get('/', (_req, res) => {
+    const waiting = [...ctx.orders.values()]
+      .reverse()
+      .map((o) => ctx.settle(o))
+      .filter((o) => notPayable(o) === null)
+      .sort((a, b) => b.createdAt - a.createdAt);
+    const rows = waiting.map(
+      (o) =>
+        `<li data-testid="waiting-order"><form method="post"><p><strong>${escapeHtml(title(o))}</strong> ¥${fenToYuan(o.amountFen)}: ${escapeHtml(o.subject)}<br><small>${escapeHtml(o.outTradeNo)}, ${new Date(o.createdAt).toISOString()}</small></p><input type="hidden" name="vendor" value="${escapeHtml(o.vendor)}"><input type="hidden" name="out_trade_no" value="${escapeHtml(o.outTradeNo)}">${tokenField} <button type="submit">Pay ¥${fenToYuan(o.amountFen)}</button></form></li>`,
+    );
+    page(
+      res,
+      200,
+      'Orders waiting for payment',
+      waiting.length === 0
+        ? '<p data-testid="no-orders">No order is waiting for payment. Show a QR code in the console, then reload this page.</p>'
+        : `<p>Paying marks the order paid and notifies the merchant, as the payer's app would. It needs the simulator's control token (PAYSIM_CONTROL_TOKEN; pnpm start prints it).</p><ul>${rows.join('')}</ul>`,
+    );
+  });
+
+  router.post('/', express.urlencoded({ extended: false, limit: '8kb' }), (req, res) => {
+    const token = ctx.config.PAYSIM_CONTROL_TOKEN;
+    if (!token) {
+      return void page(
+        res,
+        403,
+        'Payment',
+        '<p>Paying is off: start the simulator with PAYSIM_CONTROL_TOKEN set.</p>',
+      );
+    }
+    const form = (req.body ?? {}) as { token?: unknown; vendor?: unknown; out_trade_no?: unknown };
+    const back = '<p><a href="/_pay">Orders waiting for payment</a></p>';
+    if (!sameToken(form.token, token)) {
+      return void page(
+        res,
+        401,
+        'Payment',
+        `<p>Enter the simulator control token (PAYSIM_CONTROL_TOKEN).</p>${back}`,
+      );
+    }
+    const found =
+      typeof form.vendor === 'string' && typeof form.out_trade_no === 'string'
+        ? ctx.orders.get(orderKey(form.vendor as Vendor, form.out_trade_no))
+        : undefined;
+    if (!found) return void page(res, 404, 'Payment', `<p>No such order.</p>${back}`);
+    const order = ctx.settle(found);
+    const why = notPayable(order);
+    if (why) {
+      return void page(
+        res,
+        409,
+        title(order),
+        `<p>This order cannot be paid: ${escapeHtml(why)}.</p>${back}`,
+      );
+    }
+    payOrder(ctx, order);
+    page(
+      res,
+      200,
+      title(order),
+      `<p data-testid="pay-done">Paid ¥${fenToYuan(order.amountFen)} for ${escapeHtml(order.outTradeNo)}; the merchant is notified.</p>${back}`,
+    );
+  });
 
   router.get('/:vendor/:token', (req, res) => {
     const order = find(req.params.vendor, req.params.token);

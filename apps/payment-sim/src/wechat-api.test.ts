@@ -183,7 +183,14 @@ describe('WeChat Pay notifications beyond payments', () => {
     });
     expect(refund.status).toBe(200);
     expect(refund.json).toMatchObject({ out_refund_no: `${no}R1`, status: 'PROCESSING' });
-    expect((await call('GET', `/v3/refund/domestic/refunds/${no}R1`)).json.status).toBe('SUCCESS');
+    // PROCESSING until WeChat Pay ends it (PAYSIM_WECHAT_REFUND_MS), then SUCCESS
+    expect((await call('GET', `/v3/refund/domestic/refunds/${no}R1`)).json).toMatchObject({
+      status: 'PROCESSING',
+    });
+    expect((await call('GET', `/v3/refund/domestic/refunds/${no}R1`)).json.success_time).toBeUndefined();
+    await until(
+      async () => (await call('GET', `/v3/refund/domestic/refunds/${no}R1`)).json.status === 'SUCCESS',
+    );
     const over = await call('POST', '/v3/refund/domestic/refunds', {
       out_trade_no: no,
       out_refund_no: `${no}R2`,
@@ -202,6 +209,48 @@ describe('WeChat Pay notifications beyond payments', () => {
     expect(refunds.map((r) => r.amount.refund).sort()).toEqual([1000, 2500]);
     expect(refunds[0]).toMatchObject({ refund_status: 'SUCCESS', mchid: sim.keys.merchant.WECHATPAY_MCHID });
     expect((await query(no)).json.trade_state).toBe('REFUND');
+  });
+
+  it('refuses a refund as the control API says (403 NOT_ENOUGH), ends one ABNORMAL with REFUND.ABNORMAL, and sends none when told', async () => {
+    const no = orderNo('WB');
+    await native(no);
+    await sim.control('POST', '/pay', { vendor: 'wechat', out_trade_no: no });
+    const refund = (n: string, fen: number) =>
+      call('POST', '/v3/refund/domestic/refunds', {
+        out_trade_no: no,
+        out_refund_no: n,
+        notify_url: notifyUrl,
+        amount: { refund: fen, total: 3500, currency: 'CNY' },
+      });
+    await sim.control('POST', '/refund-behaviour', { vendor: 'wechat', out_trade_no: no, outcome: 'refuse' });
+    const refused = await refund(`${no}B1`, 1000);
+    expect(refused.status).toBe(403);
+    expect(refused.json.code).toBe('NOT_ENOUGH');
+    // the refusal refunded nothing: the whole amount is still refundable
+    await sim.control('POST', '/refund-behaviour', {
+      vendor: 'wechat',
+      out_trade_no: no,
+      outcome: 'abnormal',
+    });
+    expect((await refund(`${no}B2`, 1000)).json.status).toBe('PROCESSING');
+    const abnormal = await until(async () =>
+      sink.received
+        .map((r) => JSON.parse(r.raw.toString('utf8')))
+        .filter((b) => b.event_type === 'REFUND.ABNORMAL')
+        .map((b) => JSON.parse(decryptWechatResource(sim.keys.vendor.wechatApiV3Key, b.resource)))
+        .find((r) => r.out_refund_no === `${no}B2`),
+    );
+    expect(abnormal).toMatchObject({ refund_status: 'ABNORMAL', amount: { refund: 1000 } });
+    expect(abnormal.success_time).toBeUndefined();
+    await sim.control('POST', '/refund-behaviour', { vendor: 'wechat', out_trade_no: no, notify: false });
+    expect((await refund(`${no}B3`, 2500)).status).toBe(200);
+    await until(
+      async () => (await call('GET', `/v3/refund/domestic/refunds/${no}B3`)).json.status === 'SUCCESS',
+    );
+    const sent = (await sim.control('GET', `/orders/wechat/${no}`)).json.notifications as Array<{
+      kind: string;
+    }>;
+    expect(sent.filter((n) => n.kind === 'refund')).toHaveLength(1);
   });
 
   it('probes with WECHATPAY/SIGNTEST/ signatures: a merchant that verifies refuses them', async () => {

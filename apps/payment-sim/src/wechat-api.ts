@@ -275,9 +275,9 @@ export function wechatApi(ctx: SimContext): Router {
       out_trade_no: order.outTradeNo,
       channel: 'ORIGINAL',
       user_received_account: '支付用户零钱',
-      success_time: wechatTime(new Date(r.at)),
+      ...(r.status === 'SUCCESS' ? { success_time: wechatTime(new Date(r.at)) } : {}),
       create_time: wechatTime(new Date(r.at)),
-      status: 'SUCCESS',
+      status: r.status,
       funds_account: 'AVAILABLE',
       amount: {
         total: order.amountFen,
@@ -299,7 +299,12 @@ export function wechatApi(ctx: SimContext): Router {
     const param = (message: string) => send(res, signer, 400, { code: 'PARAM_ERROR', message });
     if (!b) return param('body is not JSON');
     const amount = b.amount as { refund?: unknown; total?: unknown; currency?: unknown } | undefined;
-    if (typeof b.out_trade_no !== 'string') return param('out_trade_no');
+    if (typeof b.out_trade_no !== 'string' || !OUT_TRADE_NO.test(b.out_trade_no))
+      return param('out_trade_no');
+    if (typeof amount?.total !== 'number' || !Number.isSafeInteger(amount.total))
+      return param('amount.total');
+    if (b.reason !== undefined && (typeof b.reason !== 'string' || b.reason.length > 80))
+      return param('reason');
     if (typeof b.out_refund_no !== 'string' || !/^[0-9A-Za-z_\-|*@]{1,64}$/.test(b.out_refund_no)) {
       return param('out_refund_no');
     }
@@ -328,6 +333,11 @@ export function wechatApi(ctx: SimContext): Router {
     if (refundedFen(order) + amount.refund > order.amountFen) {
       return send(res, signer, 400, { code: 'INVALID_REQUEST', message: '申请退款金额超过订单可退金额' });
     }
+    const behaviour = order.nextRefund ?? {};
+    order.nextRefund = undefined;
+    if (behaviour.outcome === 'refuse') {
+      return send(res, signer, 403, { code: 'NOT_ENOUGH', message: '基本账户余额不足，请充值后重新发起' });
+    }
     recordRefund(
       ctx,
       order,
@@ -335,13 +345,17 @@ export function wechatApi(ctx: SimContext): Router {
       amount.refund,
       typeof b.reason === 'string' ? b.reason : undefined,
       typeof b.notify_url === 'string' ? b.notify_url : '',
+      behaviour,
     );
-    // WeChat Pay answers while the refund is processing; its notification reports the success
-    send(res, signer, 200, {
-      ...refundView(order, b.out_refund_no),
-      status: 'PROCESSING',
-      success_time: undefined,
-    });
+    // accepted, but the answer is WeChat Pay's system error: the merchant must ask again
+    if (behaviour.outcome === 'no_answer') {
+      return send(res, signer, 500, {
+        code: 'SYSTEM_ERROR',
+        message: '系统错误，请使用相同参数稍后重新调用',
+      });
+    }
+    // WeChat Pay answers while the refund is processing; its notification reports how it ended
+    send(res, signer, 200, refundView(order, b.out_refund_no));
   });
 
   wx.get('/refund/domestic/refunds/:no', (req, res) => {

@@ -205,6 +205,7 @@ export function register(router: Router, state: SimState, token: string | undefi
       submitted_at: new Date(task.submittedAt).toISOString(),
       scheduled_at: new Date(task.scheduledAt).toISOString(),
       ends_at: new Date(task.endsAt).toISOString(),
+      end_answered_at: task.endAnsweredAt === undefined ? null : new Date(task.endAnsweredAt).toISOString(),
     });
   });
 

@@ -88,7 +88,9 @@ export function register(router: Router, state: SimState): void {
       res.json({ request_id: dashscopeRequestId(), output: { task_id: taskId, task_status: 'UNKNOWN' } });
       return;
     }
-    res.json(taskView(task, now, req, state));
+    const view = taskView(task, now, req, state);
+    if (task.endAnsweredAt === undefined && now >= task.endsAt) task.endAnsweredAt = now;
+    res.json(view);
   });
 
   router.post('/api/v1/tasks/:taskId/cancel', async (req, res) => {

@@ -23,4 +23,6 @@ export interface VideoTask {
   message?: string;
   /** still counted against its key's running-task quota */
   counted: boolean;
+  /** when a task query first answered it ended (how soon the client learnt of its end) */
+  endAnsweredAt?: number;
 }

@@ -149,10 +149,29 @@ describe('control API', () => {
       submitted_at: expect.any(String),
       scheduled_at: expect.any(String),
       ends_at: expect.any(String),
+      end_answered_at: null,
     });
     const missing = await get(sim, '/tasks/nope');
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe('not_found');
+  });
+
+  it('shows when a task query first answered that a task ended', async () => {
+    await control(sim.base, '/reset');
+    await control(sim.base, '/video-timing', { pendingMs: 0, runningMs: 1 });
+    try {
+      const id = (await submitVideo(sim.base)).body.output.task_id;
+      const { ends_at } = (await get(sim, `/tasks/${id}`)).body;
+      await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(ends_at) - Date.now() + 5)));
+      const before = Date.now();
+      expect((await queryVideo(sim.base, id)).body.output.task_status).toBe('SUCCEEDED');
+      const first = Date.parse((await get(sim, `/tasks/${id}`)).body.end_answered_at);
+      expect(first).toBeGreaterThanOrEqual(before - 1);
+      await queryVideo(sim.base, id);
+      expect(Date.parse((await get(sim, `/tasks/${id}`)).body.end_answered_at)).toBe(first);
+    } finally {
+      await control(sim.base, '/video-timing', { pendingMs: 60000, runningMs: 5000 });
+    }
   });
 
   it('validates bodies and answers malformed JSON with 400', async () => {

@@ -63,7 +63,10 @@ export const workerEnvSchema = baseEnvSchema
      * query and the tasks it found finished (default 0.25, or 1 with the batch query off)
      */
     VIDEO_POLL_PLANNED_SHARE: z.coerce.number().gt(0).max(1).optional(),
-    /** adaptive: how often the batch task query looks for finished tasks; 0 = never */
+    /**
+     * adaptive: the longest time between two looks of the batch task query for finished tasks
+     * (sooner while its pages take little of the query budget); 0 = never
+     */
     VIDEO_POLL_SWEEP_INTERVAL_MS: intFromEnv(2_000, 0),
     /** adaptive: tasks per page of the batch task query */
     VIDEO_POLL_SWEEP_PAGE_SIZE: intFromEnv(100, 1),

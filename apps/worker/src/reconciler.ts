@@ -3,7 +3,11 @@ import { checkLedger, sweepUnsettledImageCalls } from '@mediagate/shared/billing
 import type { Database, TaskRow } from '@mediagate/shared/db';
 import type { Logger } from '@mediagate/shared/log';
 import type { Metrics } from '@mediagate/shared/metrics';
-import { type QrPaymentProvider, reconcileTopUpOrders } from '@mediagate/shared/payments';
+import {
+  type QrPaymentProvider,
+  reconcileTopUpOrders,
+  reconcileTopUpRefunds,
+} from '@mediagate/shared/payments';
 import { enqueueDelivery, enqueueVideoTask, moveLegacyJobs, type RedisClient } from '@mediagate/shared/queue';
 import { deleteExpiredIdempotencyKeys, listActiveTasks, TaskLifecycle } from '@mediagate/shared/tasks';
 import { enqueueNewDeliveries, enqueueTaskCallbacks, listDueDeliveries } from '@mediagate/shared/webhooks';
@@ -144,6 +148,7 @@ function countSweep(metrics: Metrics | undefined, r: SweepResult): void {
     ['media_requeued', r.media?.copiesRequeued ?? 0],
     ['media_given_up', r.media?.lost ?? 0],
     ['media_expired', r.media?.expired ?? 0],
+    ['uploads_expired', r.media?.uploadsExpired ?? 0],
   ];
   // every action is reported from the first pass on, so a rate over it is never missing
   for (const [action, n] of actions) metrics.reconcilerActions.inc({ action }, n);
@@ -209,7 +214,8 @@ async function moveLegacy(deps: ReconcilerDeps, queuePrefix: string): Promise<vo
   );
   try {
     const r = await moveLegacyJobs(deps.redis, queuePrefix, queues);
-    if (r.moved || r.removedQueues.length) deps.logger.info(r, 'moved jobs out of the queues of an older version');
+    if (r.moved || r.removedQueues.length)
+      deps.logger.info(r, 'moved jobs out of the queues of an older version');
   } catch (err) {
     deps.logger.warn({ err }, 'could not move the jobs of an older version');
   }
@@ -313,7 +319,10 @@ export function startReconciler(deps: ReconcilerDeps): { stop: () => Promise<voi
   };
 }
 
-/** Top-up orders: a provider that cannot be reached must not stop the rest of the sweep. */
+/**
+ * Top-up orders and their pending refunds: a provider that cannot be reached must not stop the
+ * rest of the sweep.
+ */
 async function sweepTopUps(deps: ReconcilerDeps): Promise<{ topUpsCredited: number; topUpsExpired: number }> {
   if (!deps.topUps || deps.topUps.providers.size === 0) return { topUpsCredited: 0, topUpsExpired: 0 };
   try {
@@ -322,6 +331,12 @@ async function sweepTopUps(deps: ReconcilerDeps): Promise<{ topUpsCredited: numb
       logger: deps.logger,
       metrics: deps.metrics,
     });
+    // a refund whose notification was lost (or whose request got no answer) is finished by a query
+    await reconcileTopUpRefunds(deps.database.db, deps.topUps.providers, {
+      afterMs: deps.topUps.afterMs,
+      logger: deps.logger,
+      metrics: deps.metrics,
+    }).catch((err: unknown) => deps.logger.error({ err }, 'top-up refund reconciliation failed'));
     return { topUpsCredited: r.credited, topUpsExpired: r.expired };
   } catch (err) {
     deps.logger.error({ err }, 'top-up reconciliation failed');

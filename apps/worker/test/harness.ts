@@ -21,6 +21,7 @@ import {
   startUpstreamSim,
   testQueuePrefix,
   testServiceUrls,
+  waitFor,
 } from '@mediagate/shared/testing';
 import type { ChannelConfig, UpstreamChannel } from '@mediagate/shared/upstream';
 import type { Queue } from 'bullmq';
@@ -176,4 +177,24 @@ export type { RunningProcess };
 /** A DashScope channel to a simulator. */
 export function simChannel(name: string, sim: { url: string }, priority = 0): ChannelConfig {
   return { name, vendor: 'dashscope', baseUrl: sim.url, apiKey: 'sk-test-upstream', weight: 1, priority };
+}
+
+/**
+ * Waits for a connection of this database to wait on a row lock (one the test holds), then ends
+ * that connection as a failing server would: what the process using it sees is a lost connection.
+ */
+export async function terminateLockWaiter(pool: Database['pool'], what: string): Promise<void> {
+  const waiting = await waitFor(
+    async () => {
+      // asked outside the holder's transaction, whose view of pg_stat_activity is fixed when first read
+      const { rows } = await pool.query(
+        `select pid from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`,
+      );
+      return rows[0]?.pid as number | undefined;
+    },
+    { what },
+  );
+  const { rows } = await pool.query('select pg_terminate_backend($1) as done', [waiting]);
+  if (rows[0]?.done !== true) throw new Error(`could not end the connection of ${what}`);
 }

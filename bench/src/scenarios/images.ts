@@ -352,11 +352,14 @@ export async function imagesScenario(opts: { quick: boolean }): Promise<Row[]> {
         return m;
       };
       const d = await directBatch();
+      const b = gatewayBefore
+        ? await measure({ ...gatewayBefore, body: gatewayBody(4) }, batchRate, seconds, `${countFile}-before`)
+        : undefined;
       const g = await measure({ ...gateway, body: gatewayBody(4) }, batchRate, seconds);
-      gatewayIds.push(...g.run.requestIds);
-      rows.push(
-        ...overheadRows(`n=4 batch, ${batchRate}/s offered (direct: ${batchRate * 4} single calls/s)`, g, d),
-      );
+      gatewayIds.push(...g.run.requestIds, ...(b?.run.requestIds ?? []));
+      const label = `n=4 batch, ${batchRate}/s offered (direct: ${batchRate * 4} single calls/s)`;
+      rows.push(...overheadRows(label, g, d));
+      if (b) rows.push(beforeAfterRow(label, g, b, d));
     }
 
     // POST /v1/images/edits with a 1 MB upload (qwen-image-edit through DashScope), against the
@@ -385,13 +388,18 @@ export async function imagesScenario(opts: { quick: boolean }): Promise<Row[]> {
         }),
       };
       const editRate = opts.quick ? 10 : 20;
+      const editBefore: OpenLoopRequest | undefined = beforeUrl
+        ? { ...edit, url: `${beforeUrl}/v1/images/edits` }
+        : undefined;
       await openLoop(edit, { rate: 5, seconds: 1 });
+      if (editBefore) await openLoop(editBefore, { rate: 5, seconds: 1 });
       const d = await measure(directEdit, editRate, seconds);
+      const b = editBefore ? await measure(editBefore, editRate, seconds, `${countFile}-before`) : undefined;
       const g = await measure(edit, editRate, seconds);
-      gatewayIds.push(...g.run.requestIds);
-      rows.push(
-        ...overheadRows(`edits, ${Math.round(png.length / 1024)} KB upload, ${editRate}/s offered`, g, d),
-      );
+      gatewayIds.push(...g.run.requestIds, ...(b?.run.requestIds ?? []));
+      const label = `edits, ${Math.round(png.length / 1024)} KB upload, ${editRate}/s offered`;
+      rows.push(...overheadRows(label, g, d));
+      if (b) rows.push(beforeAfterRow(label, g, b, d));
     }
 
     rows.push(await exactness(env, gatewayIds));

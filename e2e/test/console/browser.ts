@@ -58,3 +58,45 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path: file, fullPage: true });
   return file;
 }
+
+/**
+ * What a page sent that must never hold a key: its requests' Authorization headers, and the text
+ * of its console API answers (to look for a key's secret in).
+ */
+export function watchSecrets(page: Page): { headers: string[]; answers: string[] } {
+  const seen = { headers: [] as string[], answers: [] as string[] };
+  page.on('request', (r) => {
+    const auth = r.headers().authorization;
+    if (auth) seen.headers.push(`${r.url()}: ${auth}`);
+  });
+  page.on('response', async (r) => {
+    if (new URL(r.url()).pathname.startsWith('/console/api/'))
+      seen.answers.push(await r.text().catch(() => ''));
+  });
+  return seen;
+}
+
+/**
+ * The player `testId` shows (within `showMs`) and loads its video's metadata without a media error:
+ * a video that plays, not a black box.
+ */
+export async function expectPlayable(page: Page, testId: string, showMs = 30_000): Promise<void> {
+  const video = page.getByTestId(testId);
+  await video.waitFor({ timeout: showMs });
+  await page.waitForFunction(
+    (id) => {
+      const v = document.querySelector<HTMLVideoElement>(`[data-testid="${id}"]`);
+      return v !== null && (v.readyState >= 1 || v.error !== null);
+    },
+    testId,
+    { timeout: 20_000 },
+  );
+  const state = await video.evaluate((v: HTMLVideoElement) => ({
+    readyState: v.readyState,
+    error: v.error?.code ?? null,
+    duration: v.duration,
+  }));
+  expect(state.error).toBeNull();
+  expect(state.readyState).toBeGreaterThanOrEqual(1);
+  expect(state.duration).toBeGreaterThan(0);
+}

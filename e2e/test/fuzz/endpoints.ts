@@ -128,6 +128,7 @@ export const ENDPOINTS: Endpoint[] = [
   }),
   ep('POST /console/api/login', 'none', 360, { json: (k) => ({ email: k.email, password: k.password }) }),
   ep('GET /console/api/me', 'session', 180),
+  ep('GET /console/api/session', 'none', 180),
   ep('POST /console/api/tokens', 'session', 600, {
     json: () => ({
       name: 'fuzzed',
@@ -182,7 +183,7 @@ export const ENDPOINTS: Endpoint[] = [
     json: () => ({ rpm_limit: 1000, max_active_video_tasks: null }),
   }),
   ep('POST /admin/api/accounts/:accountId/topups', 'admin', 360, {
-    json: () => ({ amount_usd: 10, reference: 'bank-1', note: 'fuzz' }),
+    json: () => ({ amount_cny: 50, reference: 'bank-1', note: 'fuzz' }),
   }),
   ep('POST /admin/api/accounts/:accountId/adjustments', 'admin', 360, {
     json: () => ({ amount_usd: -0.01, reason: 'fuzz', reference: 'adj-1' }),
@@ -203,6 +204,25 @@ export const ENDPOINTS: Endpoint[] = [
   ep('GET /admin/api/tasks/:taskId', 'admin', 120),
   ep('POST /console/api/playground/videos', 'session', 240, { json: VIDEO }),
   ep('GET /console/api/playground/videos/:taskId/events', 'session', 40),
+  ep('POST /console/api/playground/images/generations', 'session', 240, {
+    json: () => ({ model: 'seedream-4.0', prompt: 'two foxes', n: 1, size: '1K' }),
+  }),
+  ep('POST /console/api/playground/images/edits', 'session', 240, {
+    json: () => ({ model: 'qwen-image-edit', prompt: 'a scarf', image: 'https://93.184.216.34/fox.png' }),
+    form: {
+      fields: () => ({ model: 'qwen-image-edit', prompt: 'give the fox a scarf' }),
+      files: [{ field: 'image', filename: 'fox.png', type: 'image/png', data: TINY_PNG }],
+    },
+  }),
+  ep('POST /console/api/playground/uploads', 'session', 120, {
+    form: {
+      fields: () => ({}),
+      files: [{ field: 'file', filename: 'fox.png', type: 'image/png', data: TINY_PNG }],
+    },
+  }),
+  ep('GET /console/api/playground/uploads', 'session', 60),
+  ep('DELETE /console/api/playground/uploads/:uploadId', 'session', 120),
+  ep('GET /console/api/playground/images/download', 'session', 120, { query: ['url', 'exp', 'sig', 'name'] }),
   ep('GET /admin/api/tasks/:taskId/callbacks', 'admin', 120),
   ep('GET /admin/api/accounts/:accountId/ledger', 'admin', 240, { query: ['limit', 'before', 'kind'] }),
   ep('GET /admin/api/accounts/:accountId/topups', 'admin', 120, { query: ['limit', 'before'] }),
@@ -212,6 +232,12 @@ export const ENDPOINTS: Endpoint[] = [
   ep('POST /admin/api/queues/:queue/resume', 'admin', 120),
 
   ep('GET /admin/api/transfer-references/:reference', 'admin', 120),
+  // no provider is configured in the fuzzed stack: a refund of a real top-up answers 503
+  ep('POST /admin/api/topups/:topUpId/refund', 'admin', 120, {
+    json: () => ({ amount_cny: 1, reason: 'fuzz' }),
+  }),
+  ep('GET /admin/api/topups/:topUpId/refunds', 'admin', 120),
+  ep('GET /admin/api/topup-refunds', 'admin', 120, { query: ['status', 'limit'] }),
   ep('GET /admin/api/webhook-endpoints', 'admin', 120, { query: ['account_id', 'after', 'limit'] }),
   ep('POST /admin/api/accounts/:accountId/webhook-endpoints/:endpointId/enable', 'admin', 120),
   ep('GET /admin/api/audit-log', 'admin', 240, {
@@ -223,6 +249,7 @@ export const ENDPOINTS: Endpoint[] = [
   ep('POST /console/api/topups', 'session', 180, { json: () => ({ amount_cny: 100, provider: 'alipay' }) }),
   ep('GET /console/api/topups', 'session', 120, { query: ['limit', 'before'] }),
   ep('GET /console/api/topups/:topUpId', 'session', 120),
+  ep('POST /console/api/topups/:topUpId/cancel', 'session', 120),
 
   // payment providers (a signature, no session)
   ep('POST /payments/alipay/notify', 'none', 120, { json: () => ({ out_trade_no: 'top_1' }) }),
@@ -234,6 +261,7 @@ export const ENDPOINTS: Endpoint[] = [
 
   // signed media links (no key): real links of the first task, and odd ones
   ep('GET /media/:taskId/:file', 'none', 480, { query: ['exp', 'sig'] }),
+  ep('GET /media/uploads/:file', 'none', 120),
 
   // operations: health, metrics (its token is not among the credentials) and this API's document
   ep('GET /healthz', 'none', 40),

@@ -9,7 +9,7 @@ import type { Stack } from '../stack';
 /** Fixed so a CI run is reproducible; override with FUZZ_SEED to explore, FUZZ_RUNS_SCALE for more runs. */
 export const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? 20_240_611);
 const RUNS_SCALE = Number(process.env.FUZZ_RUNS_SCALE ?? 1);
-/** The API process's resident memory may never pass this while fuzzed (oversized bodies included). */
+/** The API process's resident memory may never pass this while fuzzed (oversized bodies included), run with the heap of its container (CONTAINER_HEAP). */
 export const FUZZ_RSS_CEILING_BYTES = 400 * 1024 * 1024;
 
 export interface FuzzRequest {

@@ -6,7 +6,7 @@ import {
   sendStreamedForm,
 } from '@mediagate/shared/testing';
 import fc from 'fast-check';
-import { type Stack, startStack } from '../stack';
+import { CONTAINER_HEAP, type Stack, startStack } from '../stack';
 import { FUZZ_ENV, FUZZ_SEED, problemWith } from './kit';
 
 // The memory property under load: batches of concurrent bodies within the limits (JSON image
@@ -18,8 +18,6 @@ import { FUZZ_ENV, FUZZ_SEED, problemWith } from './kit';
 const MB = 1024 * 1024;
 /** The ceiling of docs/security.md (512 MB with the default bodies in flight). */
 const RSS_CEILING_BYTES = 512 * MB;
-/** The heap Node gives the API in the manifests' 768 MiB container (see body-limits.test.ts). */
-const CONTAINER_HEAP = ['--max-old-space-size=384'];
 const RUNS = Math.max(1, Math.round(16 * Number(process.env.FUZZ_RUNS_SCALE ?? 1)));
 
 let stack: Stack;
@@ -29,7 +27,7 @@ beforeAll(async () => {
     videoWorkers: 0,
     reconciler: false,
     env: FUZZ_ENV,
-    apiNodeArgs: CONTAINER_HEAP,
+    apiNodeArgs: [...CONTAINER_HEAP],
   });
   keys = {
     broke: stack.newKey(0),

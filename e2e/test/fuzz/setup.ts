@@ -1,5 +1,5 @@
 import { waitFor } from '@mediagate/shared/testing';
-import { type Stack, startStack } from '../stack';
+import { CONTAINER_HEAP, type Stack, startStack } from '../stack';
 import type { Known } from './endpoints';
 import { callJson, FUZZ_ENV, login, send } from './kit';
 
@@ -14,6 +14,8 @@ const USER = { email: 'fuzz-user@example.test', password: 'fuzz-user-password' }
 export async function startFuzzStack(): Promise<{ stack: Stack; known: Known }> {
   const stack = await startStack({
     env: { ...FUZZ_ENV, SSRF_ALLOW_CIDRS: '127.0.0.1/32' },
+    // the API's memory ceiling (FUZZ_RSS_CEILING_BYTES) holds for the API as it is deployed
+    apiNodeArgs: [...CONTAINER_HEAP],
   });
   try {
     return { stack, known: await prepare(stack) };
@@ -110,6 +112,7 @@ async function prepare(stack: Stack): Promise<Known> {
       characterId: ['char_123'],
       endpointId: ['ep_01ARZ3NDEKTSV4RRFFQ69G5FAV'],
       file: ['video.mp4', 'thumbnail.jpg'],
+      uploadId: [`upl_${'A'.repeat(32)}`],
     },
   };
 }

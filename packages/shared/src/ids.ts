@@ -64,3 +64,8 @@ export const TASK_ID_PATTERN = /^task_[0-9A-HJKMNP-TV-Z]{26}$/;
 export function newTopUpOrderId(): string {
   return `top_${ulid()}`;
 }
+
+/** Top-up refunds are `rfd_` + a ULID: an operator's refund sends it as the merchant refund number. */
+export function newTopUpRefundId(): string {
+  return `rfd_${ulid()}`;
+}

@@ -18,14 +18,18 @@ const REDACT_PATHS = [
 
 /**
  * A pino logger for one process; `service` names the process (api, worker:video, ...). Lines
- * written inside a traced operation carry its `trace_id` and `span_id`.
+ * written inside a traced operation carry its `trace_id` and `span_id`. `fd`: where lines go
+ * (default stdout; the CLI writes them to stderr, its stdout being its answer).
  */
-export function createLogger(opts: { service: string; level?: string }): Logger {
-  return pino({
-    level: opts.level ?? 'info',
-    base: { service: opts.service },
-    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    mixin: traceFields,
-  });
+export function createLogger(opts: { service: string; level?: string; fd?: number }): Logger {
+  return pino(
+    {
+      level: opts.level ?? 'info',
+      base: { service: opts.service },
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      mixin: traceFields,
+    },
+    opts.fd === undefined ? undefined : pino.destination({ fd: opts.fd, sync: true }),
+  );
 }

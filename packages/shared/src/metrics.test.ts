@@ -14,6 +14,16 @@ describe('metrics', () => {
     expect(await b.registry.metrics()).not.toContain('status="succeeded"');
   });
 
+  it('reports the top-up outcomes an alert reads at 0 before the first one, so the first is an increase', async () => {
+    const text = await createMetrics({ service: 'api', defaultMetrics: false }).registry.metrics();
+    for (const provider of ['alipay', 'wechat']) {
+      expect(text).toContain(`mediagate_topup_refunds_total{provider="${provider}",outcome="held",service="api"} 0`);
+      expect(text).toContain(
+        `mediagate_topup_orders_total{provider="${provider}",outcome="amount_mismatch",service="api"} 0`,
+      );
+    }
+  });
+
   it('bounds label values', () => {
     const allowed = new Set(['Throttling', 'InternalError']);
     expect(boundedLabel('Throttling', allowed)).toBe('Throttling');

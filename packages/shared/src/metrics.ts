@@ -71,7 +71,7 @@ export function createMetrics(opts: {
     }),
     upstreamLateSlots: new Counter({
       name: 'mediagate_upstream_query_slots_late_total',
-      help: 'Upstream query slots left unused because the wait for them ended more than half a slot late, by channel',
+      help: 'Upstream query slots left unused because the query would have gone more than the tolerance (50 ms) after its slot, by channel',
       labelNames: ['channel'] as const,
       registers,
     }),
@@ -179,6 +179,12 @@ export function createMetrics(opts: {
       labelNames: ['provider', 'outcome'] as const,
       registers,
     }),
+    topUpRefunds: new Counter({
+      name: 'mediagate_topup_refunds_total',
+      help: 'QR top-up refunds that ended, by provider and outcome: succeeded (the refunded share taken back), failed (refused by the provider), held (reported for more than is left of the payment: nothing debited, waiting for an operator)',
+      labelNames: ['provider', 'outcome'] as const,
+      registers,
+    }),
     paymentNotifications: new Counter({
       name: 'mediagate_payment_notifications_total',
       help: "Payment providers' notifications by provider and outcome: accepted, refused (signature, merchant, payload, unknown order, amount; see mediagate_payment_notifications_refused_total), error (not processed, the provider sends it again)",
@@ -210,6 +216,15 @@ export function createMetrics(opts: {
       fleet = source;
     },
   };
+  // Every provider's series of the outcomes an alert reads start at 0, so the first event is an
+  // increase (a series that first appears at 1 shows none to increase()).
+  // the QR providers (payments' QR_PROVIDERS, which this layer may not import)
+  for (const provider of ['alipay', 'wechat']) {
+    for (const outcome of ['created', 'credited', 'expired', 'closed', 'cancelled', 'amount_mismatch', 'refunded_uncredited']) {
+      metrics.topUpOrders.inc({ provider, outcome }, 0);
+    }
+    for (const outcome of ['succeeded', 'failed', 'held']) metrics.topUpRefunds.inc({ provider, outcome }, 0);
+  }
   const fleetGauge = (
     name: string,
     help: string,

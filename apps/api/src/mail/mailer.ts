@@ -7,6 +7,7 @@ export function verificationMail(to: string, code: string, ttlMs: number): MailM
   const minutes = Math.round(ttlMs / 60_000);
   return {
     to,
+    kind: 'signup',
     subject: `Your mediagate verification code: ${code}`,
     text:
       `Your verification code is ${code}\n\n` +
@@ -19,6 +20,7 @@ export function verificationMail(to: string, code: string, ttlMs: number): MailM
 export function alreadyRegisteredMail(to: string): MailMessage {
   return {
     to,
+    kind: 'signup-existing',
     subject: 'Your mediagate account',
     text:
       'Someone (perhaps you) tried to register a mediagate account with this e-mail address, ' +
@@ -32,6 +34,7 @@ export function passwordResetMail(to: string, code: string, ttlMs: number): Mail
   const minutes = Math.round(ttlMs / 60_000);
   return {
     to,
+    kind: 'password-reset',
     subject: `Your mediagate password reset code: ${code}`,
     text:
       `Your password reset code is ${code}\n\n` +

@@ -7,6 +7,7 @@ import type { LruCache } from '@mediagate/shared/lru';
 import type { RequestHandler } from 'express';
 import { ipAllowed, normalizeIp } from '../ip-rules';
 import type { RateLimits } from './rate-limit';
+import { bindRequestLog } from './request-context';
 
 declare global {
   namespace Express {
@@ -36,6 +37,50 @@ export interface ApiKeyAuthDeps {
   authCache?: LruCache<string, Principal>;
 }
 
+/** One usage recorder per database, shared by every route of the app (so its batches fill). */
+const usageRecorders = new WeakMap<Database, UsageRecorder>();
+
+/**
+ * How long a finished call's latency and outcome wait for others before they are written: at
+ * 100 calls a second one statement carries ten calls, where each call was one statement of its
+ * own (the answer has gone out, so no caller waits; a shutdown drains at once).
+ */
+const USAGE_LINGER_MS = 100;
+
+/** Waits until the latencies and outcomes of the calls answered so far are written (shutdown). */
+export async function drainUsageRecords(database: Database): Promise<void> {
+  await usageRecorders.get(database)?.drain();
+}
+
+/** Key lookups on their way, by key hash, per key cache (shared by every route's middleware). */
+const lookupsInFlight = new WeakMap<LruCache<string, Principal>, Map<string, Promise<Principal | null>>>();
+
+/**
+ * The principal of a key not in the cache, looked up once however many of its requests arrive
+ * meanwhile: when a busy key's entry expires, its requests wait for one query instead of each
+ * sending its own. The found principal is cached.
+ */
+function lookUpOnce(deps: ApiKeyAuthDeps, cacheKey: string, presented: string): Promise<Principal | null> {
+  const cache = deps.authCache!;
+  let lookups = lookupsInFlight.get(cache);
+  if (!lookups) {
+    lookups = new Map();
+    lookupsInFlight.set(cache, lookups);
+  }
+  let lookup = lookups.get(cacheKey);
+  if (!lookup) {
+    const inFlight = lookups;
+    lookup = authenticateApiKey(deps.database.db, presented)
+      .then((principal) => {
+        if (principal) cache.set(cacheKey, principal);
+        return principal;
+      })
+      .finally(() => inFlight.delete(cacheKey));
+    lookups.set(cacheKey, lookup);
+  }
+  return lookup;
+}
+
 /**
  * Requires `Authorization: Bearer sk-...` naming an active, unexpired key of an active account.
  * Every such failure (missing, malformed, unknown, disabled, deleted, expired) is the same 401
@@ -46,19 +91,13 @@ export interface ApiKeyAuthDeps {
  * on every replica; see announceKeyChange), plus, at most once a minute per key, a last-used update off the request path. On a POST (a
  * billed call) the usage record gets the answer's latency and outcome once it is sent.
  */
-/** One usage recorder per database, shared by every route of the app (so its batches fill). */
-const usageRecorders = new WeakMap<Database, UsageRecorder>();
-
-/** Waits until the latencies and outcomes of the calls answered so far are written (shutdown). */
-export async function drainUsageRecords(database: Database): Promise<void> {
-  await usageRecorders.get(database)?.drain();
-}
-
 export function requireApiKey(deps: ApiKeyAuthDeps): RequestHandler {
   const { db } = deps.database;
   let usage = usageRecorders.get(deps.database);
   if (!usage) {
-    usage = createUsageRecorder(db, (err) => deps.logger.warn({ err }, 'could not record the call latency'));
+    usage = createUsageRecorder(db, (err) => deps.logger.warn({ err }, 'could not record the call latency'), {
+      lingerMs: USAGE_LINGER_MS,
+    });
     usageRecorders.set(deps.database, usage);
   }
   return async (req, res, next) => {
@@ -78,12 +117,13 @@ export function requireApiKey(deps: ApiKeyAuthDeps): RequestHandler {
     let principal = cacheKey ? (deps.authCache?.get(cacheKey) ?? null) : null;
     if (principal?.expiresAt && principal.expiresAt.getTime() <= Date.now()) principal = null;
     if (!principal && presented) {
-      principal = await authenticateApiKey(db, presented);
-      if (principal && cacheKey) deps.authCache?.set(cacheKey, principal);
+      principal = cacheKey
+        ? await lookUpOnce(deps, cacheKey, presented)
+        : await authenticateApiKey(db, presented);
     }
     if (!principal) return next(new ApiError('invalid_api_key', 'Incorrect API key provided.'));
     req.principal = principal;
-    req.log?.setBindings?.({ accountId: principal.accountId });
+    bindRequestLog(req, { accountId: principal.accountId });
     try {
       await deps.rateLimits.perMinute(
         res,

@@ -4,6 +4,7 @@ import { type RedisClient, redisKey } from '@mediagate/shared/queue';
 import type { Response } from 'express';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { AccountsConfig } from '../config-accounts';
+import { LeasedWindows, type WindowOutcome } from './rate-lease';
 
 export interface RateLimitConfig {
   /** namespace of the counters in Redis (the deployment's QUEUE_PREFIX) */
@@ -33,19 +34,23 @@ export function rateLimitConfig(config: AccountsConfig & { QUEUE_PREFIX: string 
 export type AuthAction = 'login' | 'register' | 'verify' | 'reset' | 'reset-verify' | 'password-change';
 
 /**
- * Fleet-wide counters in Redis (fixed windows, rate-limiter-flexible), shared by every API
- * replica: requests per minute per API key, per console account, and login / registration /
- * code attempts per e-mail and per IP. When Redis fails, each replica falls back to an
- * in-memory counter of the same size rather than refusing or waving through all traffic.
+ * Fleet-wide counters in Redis (fixed windows), shared by every API replica: requests per minute
+ * per API key and per console account (counted in leases, `LeasedWindows`), and login /
+ * registration / code attempts per e-mail and per IP (rate-limiter-flexible, a round trip each).
+ * While Redis is away, each replica counts in memory with a counter of the same size rather than
+ * refusing or waving through all traffic.
  */
 export class RateLimits {
   private readonly limiters = new Map<string, { shared: RateLimiterRedis; local: RateLimiterMemory }>();
+  private readonly windows: LeasedWindows;
 
   constructor(
     private readonly redis: RedisClient,
     readonly config: RateLimitConfig,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.windows = new LeasedWindows(redis);
+  }
 
   private limiter(name: string, points: number, durationSeconds: number) {
     // One limiter per size; limiters of one name share their Redis counters, so a changed
@@ -75,16 +80,49 @@ export class RateLimits {
    * headers, and throws a 429 `rate_limit_exceeded` (with Retry-After) past the limit.
    */
   async perMinute(res: Response, name: 'key' | 'console', subject: string, points: number): Promise<void> {
-    const outcome = await this.consume(this.limiter(name, points, 60), subject);
+    const outcome = await this.perMinuteOutcome(name, subject, points);
     res.setHeader('x-ratelimit-limit', String(points));
     if (!outcome) return; // counters unreachable: let the request through unmetered
-    res.setHeader('x-ratelimit-remaining', String(Math.max(0, outcome.res.remainingPoints)));
-    res.setHeader('x-ratelimit-reset', String(Math.max(1, Math.ceil(outcome.res.msBeforeNext / 1000))));
+    res.setHeader('x-ratelimit-remaining', String(outcome.remaining));
+    res.setHeader('x-ratelimit-reset', String(Math.max(1, Math.ceil(outcome.msBeforeReset / 1000))));
     if (!outcome.allowed) {
       throw rateLimited(
-        outcome.res,
+        outcome.msBeforeReset,
         `Rate limit of ${points} requests per minute reached. Slow down and retry after the time in Retry-After.`,
       );
+    }
+  }
+
+  /**
+   * The per-minute windows of keys and console accounts count in leases (`LeasedWindows`: a busy
+   * key costs a Redis round trip per lease, not per request); in memory while Redis is away.
+   */
+  private async perMinuteOutcome(
+    name: 'key' | 'console',
+    subject: string,
+    points: number,
+  ): Promise<WindowOutcome | null> {
+    if (!this.redisAway()) {
+      try {
+        return await this.windows.consume(
+          `rl:${redisKey(this.config.prefix, name)}:${subject}`,
+          points,
+          60_000,
+        );
+      } catch (err) {
+        // as rate-limiter-flexible's insurance limiter did: a failed count is made in memory
+        this.logger.warn({ err }, 'rate limiter unavailable; request counted in memory');
+      }
+    }
+    const local = this.limiter(name, points, 60).local;
+    try {
+      const res = await local.consume(subject, 1);
+      return { allowed: true, remaining: Math.max(0, res.remainingPoints), msBeforeReset: res.msBeforeNext };
+    } catch (err) {
+      if (err instanceof RateLimiterRes)
+        return { allowed: false, remaining: 0, msBeforeReset: err.msBeforeNext };
+      this.logger.warn({ err }, 'rate limiter unavailable; request not metered');
+      return null;
     }
   }
 
@@ -105,7 +143,40 @@ export class RateLimits {
       this.consume(this.limiter(`auth-${action}-ip`, this.config.authPerIp, window), ip),
     ]);
     const blocked = [byEmail, byIp].find((o) => o && !o.allowed);
-    if (blocked) throw rateLimited(blocked.res, 'Too many attempts. Wait and try again later.');
+    if (blocked) throw rateLimited(blocked.res.msBeforeNext, 'Too many attempts. Wait and try again later.');
+  }
+
+  /**
+   * Session tokens that did not authenticate (guesses), per source address (its group: an IPv6
+   * /64), against the per-address limit of the sign-in routes (`authPerIp` in
+   * `authWindowSeconds`). `check` refuses (429 with Retry-After) an address already past it,
+   * before its token is looked up, so a guess past the limit learns nothing; it counts nothing.
+   * `count` counts one guess, and throws the 429 when that one is past the limit. A request that
+   * presents no token is not a guess and touches neither.
+   */
+  readonly sessionGuesses = {
+    check: async (ip: string): Promise<void> => {
+      const l = this.sessionGuessLimiter();
+      try {
+        const r = await (this.redisAway() ? l.local : l.shared).get(ip);
+        if (r && r.consumedPoints >= this.config.authPerIp) throw this.tooManyGuesses(r.msBeforeNext);
+      } catch (err) {
+        if (err instanceof ApiError) throw err;
+        this.logger.warn({ err }, 'rate limiter unavailable; request not metered');
+      }
+    },
+    count: async (ip: string): Promise<void> => {
+      const o = await this.consume(this.sessionGuessLimiter(), ip);
+      if (o && !o.allowed) throw this.tooManyGuesses(o.res.msBeforeNext);
+    },
+  };
+
+  private sessionGuessLimiter() {
+    return this.limiter('anon-session-ip', this.config.authPerIp, this.config.authWindowSeconds);
+  }
+
+  private tooManyGuesses(msBeforeNext: number): ApiError {
+    return rateLimited(msBeforeNext, 'Too many requests from this address. Wait and try again later.');
   }
 
   /**
@@ -249,7 +320,7 @@ if fails > 0 then redis.call('HINCRBY', KEYS[1], 'fails', -1) end
 return 0
 `;
 
-function rateLimited(res: RateLimiterRes, message: string): ApiError {
-  const seconds = String(Math.max(1, Math.ceil(res.msBeforeNext / 1000)));
+function rateLimited(msBeforeNext: number, message: string): ApiError {
+  const seconds = String(Math.max(1, Math.ceil(msBeforeNext / 1000)));
   return new ApiError('rate_limit_exceeded', message, undefined, { 'retry-after': seconds });
 }

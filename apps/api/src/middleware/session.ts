@@ -3,6 +3,7 @@ import type { Database } from '@mediagate/shared/db';
 import { ApiError } from '@mediagate/shared/errors';
 import type { Request, RequestHandler, Response } from 'express';
 import type { RateLimits } from './rate-limit';
+import { bindRequestLog } from './request-context';
 
 declare global {
   namespace Express {
@@ -92,7 +93,7 @@ export function requireSession(deps: SessionAuthDeps): RequestHandler {
       );
     }
     req.consoleSession = session;
-    req.log?.setBindings?.({ accountId: session.accountId });
+    bindRequestLog(req, { accountId: session.accountId });
     try {
       await deps.rateLimits.perMinute(res, 'console', session.accountId, deps.rateLimits.config.consoleRpm);
       next();

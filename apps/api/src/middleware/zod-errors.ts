@@ -23,7 +23,11 @@ export function zodErrorToApiError(err: ZodError): ApiError {
   }
   // zod leaves `input` out of its issues: a missing field is the type issue that received undefined
   // (a value of another type is named as such below, never as missing)
-  if (issue.code === 'invalid_type' && issue.input === undefined && /received undefined$/.test(issue.message)) {
+  if (
+    issue.code === 'invalid_type' &&
+    issue.input === undefined &&
+    /received undefined$/.test(issue.message)
+  ) {
     return new ApiError('invalid_request', `Missing required field '${base}'.`, base);
   }
   return new ApiError(

@@ -118,53 +118,49 @@ describe('admin API', () => {
     );
   });
 
-  it('credits a bank transfer once per reference, with a 10% bonus entry at the threshold', async () => {
+  it('credits a bank transfer received in CNY once per reference, by the rule of QR top-ups (rate, minimum, 10% bonus at the threshold)', async () => {
     const a = await consoleAccount(api, 0);
-    const small = await adminCall('POST', `/accounts/${a.accountId}/topups`, {
-      amount_usd: 6.99,
-      reference: 'BT-0',
-    });
-    await expectError(small, 400, 'invalid_request');
-    const first = await adminCall('POST', `/accounts/${a.accountId}/topups`, {
-      amount_usd: 100,
-      reference: 'BT-1',
-      note: 'wire 2025-01-01',
-    });
+    const post = (body: unknown) => adminCall('POST', `/accounts/${a.accountId}/topups`, body);
+    const small = await expectError(
+      await post({ amount_cny: 34.99, reference: 'BT-0' }),
+      400,
+      'invalid_request',
+    );
+    expect(small).toMatchObject({ param: 'amount_cny', message: 'A top-up must be at least 35 CNY.' });
+    // exact to the fen, as QR amounts: never rounded
+    for (const amount_cny of [35.001, 35.0000000001, '500', -500, 0]) {
+      const e = await expectError(await post({ amount_cny, reference: 'BT-0' }), 400, 'invalid_request');
+      expect(e.param).toBe('amount_cny');
+    }
+    // the USD amount is no longer what an operator types
+    await expectError(await post({ amount_usd: 100, reference: 'BT-0' }), 400, 'invalid_request');
+    const first = await post({ amount_cny: 500, reference: 'BT-1', note: 'wire 2025-01-01' });
     expect(
       await expectContract(first, contractFor('post /admin/api/accounts/:id/topups'), 201),
-    ).toMatchObject({ credited: true, amount_usd: 100, bonus_usd: 10 });
-    const again = await adminCall('POST', `/accounts/${a.accountId}/topups`, {
-      amount_usd: 100,
-      reference: 'BT-1',
-    });
+    ).toMatchObject({ credited: true, amount_cny: 500, amount_usd: 100, bonus_usd: 10 });
+    const again = await post({ amount_cny: 500, reference: 'BT-1' });
     expect(
       await expectContract(again, contractFor('post /admin/api/accounts/:id/topups'), 200),
-    ).toMatchObject({ credited: false });
-    await expectError(
-      await adminCall('POST', `/accounts/${a.accountId}/topups`, { amount_usd: 50, reference: 'BT-1' }),
-      409,
-      'conflict',
-    );
-    const plain = await adminCall('POST', `/accounts/${a.accountId}/topups`, {
-      amount_usd: 7,
-      reference: 'BT-2',
-    });
-    expect(await plain.json()).toMatchObject({ credited: true, bonus_usd: 0 });
-    expect(await balance(a.accountId)).toBe(117_000_000);
+    ).toMatchObject({ credited: false, amount_cny: 500, amount_usd: 100, bonus_usd: 10 });
+    await expectError(await post({ amount_cny: 250, reference: 'BT-1' }), 409, 'conflict');
+    // below the bonus threshold by one fen: the credit to the micro-USD, no bonus
+    const plain = await post({ amount_cny: 499.99, reference: 'BT-2' });
+    expect(await plain.json()).toMatchObject({ credited: true, amount_usd: 99.998, bonus_usd: 0 });
+    expect(await balance(a.accountId)).toBe(209_998_000);
     const ledger = (await expectContract(
       await consoleCall(api, 'GET', '/console/api/ledger', a.session),
       contractFor('get /console/api/ledger'),
       200,
     )) as {
-      data: Array<{ kind: string; amount_usd: number }>;
+      data: Array<{ kind: string; amount_usd: number; reason: string }>;
     };
-    expect(ledger.data.map((e) => [e.kind, e.amount_usd])).toEqual([
-      ['topup', 7],
-      ['bonus', 10],
-      ['topup', 100],
+    expect(ledger.data.map((e) => [e.kind, e.amount_usd, e.reason])).toEqual([
+      ['topup', 99.998, 'top-up of 499.99 CNY via bank_transfer'],
+      ['bonus', 10, 'bonus on a top-up of 500.00 CNY via bank_transfer'],
+      ['topup', 100, 'top-up of 500.00 CNY via bank_transfer'],
     ]);
     await expectError(
-      await adminCall('POST', '/accounts/acct_nope/topups', { amount_usd: 10, reference: 'BT-3' }),
+      await adminCall('POST', '/accounts/acct_nope/topups', { amount_cny: 50, reference: 'BT-3' }),
       404,
       'not_found',
     );
@@ -226,14 +222,25 @@ describe('admin API', () => {
     const a = await consoleAccount(api, 1);
     await adminCall('POST', `/accounts/${a.accountId}/adjustments`, { amount_usd: 0.5, reason: 'goodwill' });
     await adminCall('POST', `/accounts/${a.accountId}/topups`, {
-      amount_usd: 10,
+      amount_cny: 50,
       reference: 'BT-note',
       note: 'internal: customer called ops@example.test about the invoice',
     });
     const ledger = await (await consoleCall(api, 'GET', '/console/api/ledger', a.session)).text();
     expect(ledger).toContain('goodwill');
-    expect(ledger).toContain('top-up of 10.00 USD via bank_transfer');
+    expect(ledger).toContain('top-up of 50.00 CNY via bank_transfer');
     expect(ledger).not.toMatch(/ops@example\.test|internal|invoice/);
+    // in fields: the operator's note as written, the transfer's reference and amount, no operator
+    expect((JSON.parse(ledger) as { data: Array<{ details: unknown }> }).data.map((e) => e.details)).toEqual([
+      {
+        cause: 'payment',
+        provider: 'bank_transfer',
+        reference: 'BT-note',
+        paid: { currency: 'CNY', amount_fen: 5000 },
+      },
+      { cause: 'operator', note: 'goodwill' },
+      { cause: 'initial_credit' },
+    ]);
     const { rows } = await api.database.pool.query(`select note from payments where reference = 'BT-note'`);
     expect(rows[0].note).toMatch(/^internal/);
   });

@@ -9,7 +9,7 @@ import { recordOperatorAction } from '@mediagate/shared/audit';
 import {
   adjustBalance,
   bankTransferReference,
-  recordTopUp,
+  recordBankTransfer,
   TopUpTooSmallError,
   UnknownAccountError,
 } from '@mediagate/shared/billing';
@@ -25,6 +25,7 @@ import { parseBody } from '../middleware/body';
 import { requireAdmin, sessionOf } from '../middleware/session';
 import { topUpPolicy } from '../policies';
 import { endpoints, ok, type Route, type RouteContract } from '../route';
+import { cnyAmount } from './account-views';
 import { accountObject, accountSchema, cursorPage, usd, usdAmount } from './console-views';
 
 /** An account's limits as the API names them (the audit log's before and after). */
@@ -50,7 +51,10 @@ export const listQuery = z.object({
 const limit = z.number().int().min(1).max(1_000_000).nullable().optional();
 export const limitsBody = z.strictObject({ rpm_limit: limit, max_active_video_tasks: limit });
 export const topUpBody = z.strictObject({
-  amount_usd: usdAmount.refine((v) => v > 0, { message: 'must be positive' }),
+  /** what the bank received, exact to the fen (validated as QR amounts are: never rounded) */
+  amount_cny: cnyAmount.describe(
+    'the CNY amount the bank received, at most 2 decimals; credited at TOPUP_CNY_PER_USD with the bonus of QR top-ups',
+  ),
   reference: z.string().trim().min(1).max(128),
   note: z.string().max(500).optional(),
   /** the account's bank-transfer reference read from the transfer memo: must be this account's */
@@ -65,8 +69,8 @@ export const adjustmentBody = z.strictObject({
 /**
  * The operators' account API (admin session required): GET /admin/api/accounts (list, find by
  * e-mail), GET /admin/api/accounts/:id, POST .../:id/disable and .../:id/enable, PATCH
- * .../:id/limits, POST .../:id/topups (a bank transfer, idempotent per reference, with the
- * bonus), POST .../:id/adjustments (a signed correction with its reason). Every balance
+ * .../:id/limits, POST .../:id/topups (a bank transfer received in CNY, credited in USD by the
+ * rule of QR top-ups, idempotent per reference, with the bonus), POST .../:id/adjustments (a signed correction with its reason). Every balance
  * change is a ledger entry; every change is recorded in the audit log (who, before, after) in
  * the transaction that makes it.
  */
@@ -74,7 +78,7 @@ export function register(router: Router, deps: ApiDeps): void {
   const { db } = deps.database;
   const admin = requireAdmin(deps);
   const body = parseBody({ limitBytes: 16 * 1024 });
-  const policy = topUpPolicy(deps.config);
+  const rules = { ...topUpPolicy(deps.config), cnyPerUsd: deps.config.TOPUP_CNY_PER_USD ?? 5 };
   const account = async (req: Request) => {
     const found = await getAccountView(db, String(req.params.id));
     if (!found) throw new ApiError('not_found', `No account ${String(req.params.id)}.`);
@@ -156,18 +160,18 @@ export function register(router: Router, deps: ApiDeps): void {
       );
     }
     try {
-      const result = await recordTopUp(
+      const amountFen = Math.round(b.amount_cny * 100);
+      const result = await recordBankTransfer(
         db,
         {
           accountId: id,
-          provider: 'bank_transfer',
           reference: b.reference,
-          amountMicroUsd: b.amount_usd,
+          amountFen,
           note:
             b.note ?? (b.transfer_reference ? `transfer reference ${bankTransferReference(id)}` : undefined),
           createdBy: sessionOf(req).accountId,
         },
-        policy,
+        rules,
         {
           inTransaction: async (tx, credited) => {
             const after = await balanceIn(tx, id);
@@ -182,6 +186,7 @@ export function register(router: Router, deps: ApiDeps): void {
                 balance_usd: usd(after),
                 payment_id: String(credited.paymentId),
                 reference: b.reference,
+                amount_cny: amountFen / 100,
                 amount_usd: usd(credited.amountMicroUsd),
                 bonus_usd: usd(credited.bonusMicroUsd),
               },
@@ -190,7 +195,7 @@ export function register(router: Router, deps: ApiDeps): void {
           },
         },
       );
-      if (!result.credited && (result.accountId !== id || result.amountMicroUsd !== b.amount_usd)) {
+      if (!result.credited && (result.accountId !== id || result.amountFen !== amountFen)) {
         throw new ApiError(
           'conflict',
           `Bank transfer ${b.reference} was already credited with other details.`,
@@ -204,11 +209,18 @@ export function register(router: Router, deps: ApiDeps): void {
         provider: 'bank_transfer',
         reference: b.reference,
         credited: result.credited,
+        amount_cny: amountFen / 100,
         amount_usd: usd(result.amountMicroUsd),
         bonus_usd: usd(result.bonusMicroUsd),
       });
     } catch (err) {
-      if (err instanceof TopUpTooSmallError) throw new ApiError('invalid_request', err.message, 'amount_usd');
+      if (err instanceof TopUpTooSmallError) {
+        throw new ApiError(
+          'invalid_request',
+          `A top-up must be at least ${Math.ceil((err.minMicroUsd / 1_000_000) * rules.cnyPerUsd * 100 - 1e-6) / 100} CNY.`,
+          'amount_cny',
+        );
+      }
       if (err instanceof UnknownAccountError) throw new ApiError('not_found', err.message);
       throw err;
     }
@@ -267,7 +279,8 @@ const bankTransferTopUp = consoleObject('BankTransferTopUp', {
   provider: z.literal('bank_transfer'),
   reference: z.string(),
   credited: z.boolean().describe('false: this reference was credited before'),
-  amount_usd: z.number(),
+  amount_cny: z.number().describe('what the bank received'),
+  amount_usd: z.number().describe('the credit it bought, at TOPUP_CNY_PER_USD'),
   bonus_usd: z.number(),
 });
 
@@ -293,11 +306,15 @@ export const contracts: RouteContract[] = [
     body: limitsBody,
     200: accountSchema,
   }),
-  op('POST /admin/api/accounts/:id/topups', 'Credit a bank transfer (idempotent per reference)', {
-    body: topUpBody,
-    201: bankTransferTopUp,
-    200: ok(bankTransferTopUp, 'already credited'),
-  }),
+  op(
+    'POST /admin/api/accounts/:id/topups',
+    'Credit a bank transfer received in CNY (idempotent per reference)',
+    {
+      body: topUpBody,
+      201: bankTransferTopUp,
+      200: ok(bankTransferTopUp, 'already credited'),
+    },
+  ),
   op('POST /admin/api/accounts/:id/adjustments', 'Adjust a balance, with a reason', {
     body: adjustmentBody,
     201: adjustment,

@@ -99,7 +99,7 @@ describe('audit log of operator actions', () => {
     expect(
       (
         await adminCall('POST', `/accounts/${a.accountId}/topups`, {
-          amount_usd: 100,
+          amount_cny: 500,
           reference: `bank-${a.accountId}`,
           note: 'wire of the 3rd',
         })
@@ -109,7 +109,7 @@ describe('audit log of operator actions', () => {
     expect(
       (
         await adminCall('POST', `/accounts/${a.accountId}/topups`, {
-          amount_usd: 100,
+          amount_cny: 500,
           reference: `bank-${a.accountId}`,
         })
       ).status,
@@ -155,7 +155,13 @@ describe('audit log of operator actions', () => {
     });
     expect(topup).toMatchObject({
       before: { balance_usd: 10 },
-      after: { balance_usd: 120, amount_usd: 100, bonus_usd: 10, reference: `bank-${a.accountId}` },
+      after: {
+        balance_usd: 120,
+        amount_cny: 500,
+        amount_usd: 100,
+        bonus_usd: 10,
+        reference: `bank-${a.accountId}`,
+      },
       reason: 'wire of the 3rd',
     });
     expect(adjustment).toMatchObject({
@@ -256,7 +262,7 @@ describe('audit log of operator actions', () => {
       expect(
         (
           await adminCall('POST', `/accounts/${a.accountId}/topups`, {
-            amount_usd: 50,
+            amount_cny: 250,
             reference: `t-${a.accountId}`,
           })
         ).status,

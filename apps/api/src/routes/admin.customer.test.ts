@@ -44,7 +44,7 @@ describe("an operator's view of one customer", () => {
     await createTask(a.key);
     await expectContract(
       await adminCall('POST', `/admin/api/accounts/${a.accountId}/topups`, {
-        amount_usd: 8,
+        amount_cny: 40,
         reference: `bank-${Date.now()}`,
       }),
       contractFor('post /admin/api/accounts/:id/topups'),

@@ -3,6 +3,7 @@ import { bankTransferReference, findLedgerMismatches } from '@mediagate/shared/b
 import { consoleAccount, consoleCall } from '../../test/console';
 import { expectContract } from '../../test/contract';
 import { call, expectError, startTestApi, type TestApi } from '../../test/harness';
+import { loadApiConfig } from '../config';
 import * as adminTransfers from './admin.transfers';
 
 let api: TestApi;
@@ -47,7 +48,7 @@ describe('bank transfers by reference', () => {
       account: { id: user.accountId },
     });
     const credited = await consoleCall(api, 'POST', `/admin/api/accounts/${user.accountId}/topups`, admin, {
-      amount_usd: 10,
+      amount_cny: 50,
       reference: 'BT-REF-1',
       transfer_reference: memo,
     });
@@ -61,7 +62,7 @@ describe('bank transfers by reference', () => {
     const theirs = await reference(other.session);
     const err = await expectError(
       await consoleCall(api, 'POST', `/admin/api/accounts/${user.accountId}/topups`, admin, {
-        amount_usd: 10,
+        amount_cny: 50,
         reference: 'BT-REF-2',
         transfer_reference: theirs,
       }),
@@ -107,5 +108,40 @@ describe('bank transfers by reference', () => {
       401,
       'invalid_session',
     );
+  });
+});
+
+describe('the payments contact in the top-up options', () => {
+  it('is null when unset, and what PAYMENTS_CONTACT says when set', async () => {
+    const user = await consoleAccount(api, 0);
+    const options = async () =>
+      (
+        (await (await consoleCall(api, 'GET', '/console/api/topups/options', user.session)).json()) as {
+          bank_transfer: Record<string, string | null>;
+        }
+      ).bank_transfer;
+    expect((await options()).contact).toBeNull();
+    api.deps.config.PAYMENTS_CONTACT = 'payments@example.test';
+    try {
+      expect(await options()).toMatchObject({ contact: 'payments@example.test', account_number: null });
+    } finally {
+      api.deps.config.PAYMENTS_CONTACT = undefined;
+    }
+  });
+
+  it('must be an e-mail address or an http(s) URL (a startup error otherwise)', () => {
+    const env = {
+      NODE_ENV: 'test',
+      DATABASE_URL: 'postgres://x@127.0.0.1/x',
+      REDIS_URL: 'redis://127.0.0.1',
+    };
+    expect(loadApiConfig({ ...env, PAYMENTS_CONTACT: 'pay@example.com' }).PAYMENTS_CONTACT).toBe(
+      'pay@example.com',
+    );
+    expect(loadApiConfig({ ...env, PAYMENTS_CONTACT: 'https://example.com/help' }).PAYMENTS_CONTACT).toBe(
+      'https://example.com/help',
+    );
+    expect(loadApiConfig({ ...env, PAYMENTS_CONTACT: '  ' }).PAYMENTS_CONTACT).toBeUndefined();
+    expect(() => loadApiConfig({ ...env, PAYMENTS_CONTACT: 'call Bob' })).toThrow(/PAYMENTS_CONTACT/);
   });
 });

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { getAccount, setAccountLimits } from '@mediagate/shared/accounts';
 import { chargeForCall, findLedgerMismatches, refundCall } from '@mediagate/shared/billing';
 import { failTask } from '@mediagate/shared/tasks';
+import { waitFor } from '@mediagate/shared/testing';
 import { consoleAccount, consoleCall } from '../../test/console';
 import { contractFor, expectContract } from '../../test/contract';
 import { call, expectError, startTestApi, type TestApi, videoBody } from '../../test/harness';
@@ -64,17 +65,33 @@ describe('per-call billing', () => {
     await failTask(api.database.db, task.id, { code: 'timeout', message: 'again' });
     expect(await balance(api, accountId)).toBe(1_000_000);
 
-    const ledger = (await (await consoleCall(api, 'GET', '/console/api/ledger', session)).json()) as {
-      data: Array<{ kind: string; amount_usd: number; ref: string | null }>;
-    };
+    const ledger = (await expectContract(
+      await consoleCall(api, 'GET', '/console/api/ledger', session),
+      contractFor('get /console/api/ledger'),
+      200,
+    )) as { data: Array<{ kind: string; amount_usd: number; ref: string | null; details: unknown }> };
     expect(ledger.data.map((e) => [e.kind, e.amount_usd])).toEqual([
       ['refund', 0.25],
       ['charge', -0.25],
       ['grant', 1],
     ]);
-    const usage = (await (await consoleCall(api, 'GET', '/console/api/usage', session)).json()) as {
-      data: Array<Record<string, unknown>>;
-    };
+    // what each entry is, in fields: the console words them in the reader's language
+    const model = 'wan2.6-i2v-flash-5s-720p';
+    expect(ledger.data.map((e) => [e.ref, e.details])).toEqual([
+      [task.id, { cause: 'task_failed', error_code: 'DataInspectionFailed', model }],
+      [task.id, { cause: 'video_task', model }],
+      [null, { cause: 'initial_credit' }],
+    ]);
+    // the create call's latency reaches its usage row after the recorder's linger
+    const usage = await waitFor(
+      async () => {
+        const read = (await (await consoleCall(api, 'GET', '/console/api/usage', session)).json()) as {
+          data: Array<Record<string, unknown>>;
+        };
+        return read.data.every((row) => typeof row.latency_ms === 'number') ? read : undefined;
+      },
+      { what: 'the usage row with its latency', timeoutMs: 5_000 },
+    );
     expect(usage.data).toEqual([
       expect.objectContaining({
         ref: task.id,
@@ -85,8 +102,19 @@ describe('per-call billing', () => {
         outcome: 'failed',
         token: expect.objectContaining({ name: 'default' }),
         latency_ms: expect.any(Number),
+        // what the row stands for: the video, and the task's run (it never started)
+        video: { duration_s: 5, resolution: '720P', processing_ms: null },
       }),
     ]);
+    // a task that ran: from its start to its end
+    await api.database.pool.query(
+      "update tasks set started_at = completed_at - interval '42.5 seconds' where id = $1",
+      [task.id],
+    );
+    const ran = (await (await consoleCall(api, 'GET', '/console/api/usage', session)).json()) as {
+      data: Array<{ video: { processing_ms: number | null } | null }>;
+    };
+    expect(ran.data[0]?.video?.processing_ms).toBe(42_500);
   });
 
   it('refunds the undelivered images of a partial batch once (ledger level; the image endpoint is covered in billing.images.test.ts)', async () => {
@@ -110,11 +138,19 @@ describe('per-call billing', () => {
           amountMicroUsd: 40_000,
           ref: 'img_batch_1',
           reason: '1 of 4 images not delivered',
+          details: { cause: 'images_not_delivered', missing: 1, requested: 4 },
         }),
       );
     expect(await refund()).toBe(true);
     expect(await refund()).toBe(false);
     expect(await balance(api, accountId)).toBe(880_000);
+    const ledger = (await (await consoleCall(api, 'GET', '/console/api/ledger', session)).json()) as {
+      data: Array<{ kind: string; details: unknown }>;
+    };
+    expect(ledger.data.slice(0, 2).map((e) => [e.kind, e.details])).toEqual([
+      ['refund', { cause: 'images_not_delivered', missing: 1, requested: 4, model: 'seedream-4.0' }],
+      ['charge', { cause: 'image_call', model: 'seedream-4.0', units: 4 }],
+    ]);
     const usage = (await (await consoleCall(api, 'GET', '/console/api/usage', session)).json()) as {
       data: Array<Record<string, unknown>>;
     };
@@ -300,8 +336,9 @@ async function startSecondReplica(api: TestApi, overrides: { RATE_LIMIT_RPM: num
     ...api,
     url: `http://127.0.0.1:${port}`,
     close: async () => {
-      await new Promise((r) => server.close(r));
+      const closed = new Promise((r) => server.close(r));
       server.closeAllConnections();
+      await closed;
     },
   };
 }

@@ -71,6 +71,30 @@ describe('API caches', () => {
     expect((await get(other.key, id)).status).toBe(404);
   });
 
+  it('looks a key up once for all of its requests that find it missing from the cache', async () => {
+    const { key } = await api.account();
+    // a cache whose entries outlive the test: a second lookup can only be a request that missed
+    const server = buildApp({ ...api.deps, authCache: new LruCache(100, 60_000) }).listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const app = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+    let lookups = 0;
+    const query = api.database.pool.query.bind(api.database.pool);
+    const spy = jest.spyOn(api.database.pool, 'query').mockImplementation(((...args: unknown[]) => {
+      if (/from "api_keys"/i.test(String((args[0] as { text?: string })?.text ?? args[0]))) lookups += 1;
+      return (query as (...a: unknown[]) => unknown)(...args);
+    }) as never);
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => call(app, 'GET', '/v1/videos', { key })),
+      );
+      expect(answers.map((r) => r.status)).toEqual(Array(10).fill(200));
+    } finally {
+      spy.mockRestore();
+      await new Promise((r) => server.close(() => r(undefined)));
+    }
+    expect(lookups).toBe(1);
+  });
+
   it('refuses a revoked key once its cache entry expires', async () => {
     const { key, keyId } = await api.account();
     expect((await call(cached, 'GET', '/v1/videos', { key })).status).toBe(200);

@@ -101,11 +101,30 @@ export function register(router: Router, deps: ApiDeps): void {
         refunded_micro_usd: u.refundedMicroUsd,
         outcome: u.outcome,
         latency_ms: u.latencyMs,
+        video: u.taskId ? videoUsage(deps, u) : null,
       })),
       has_more: page.hasMore,
       next_cursor: page.nextCursor,
     });
   });
+}
+
+/**
+ * What a video task's row stands for: the video (seconds and resolution of its model) and how long
+ * the task ran, from its start to its end (null while it runs or when it never started). Its
+ * `units` (1) and `latency_ms` (the create call's answer) say nothing of the video.
+ */
+function videoUsage(
+  deps: Pick<ApiDeps, 'catalog'>,
+  u: { model: string | null; taskStartedAt: Date | null; taskCompletedAt: Date | null },
+) {
+  const model = u.model ? deps.catalog.video(u.model) : undefined;
+  return {
+    duration_s: model?.durationSeconds ?? null,
+    resolution: model?.resolution ?? null,
+    processing_ms:
+      u.taskStartedAt && u.taskCompletedAt ? u.taskCompletedAt.getTime() - u.taskStartedAt.getTime() : null,
+  };
 }
 
 const balance = consoleObject('Balance', { balance_usd: z.number(), balance_micro_usd: z.number().int() });
@@ -124,7 +143,23 @@ const usageRecord = consoleObject('UsageRecord', {
   refunded_usd: z.number(),
   refunded_micro_usd: z.number().int(),
   outcome: z.string(),
-  latency_ms: z.number().int().nullable(),
+  latency_ms: z
+    .number()
+    .int()
+    .nullable()
+    .describe("the call's answer time; for a video task, its create call's (see video.processing_ms)"),
+  video: z
+    .object({
+      duration_s: z.number().nullable(),
+      resolution: z.string().nullable(),
+      processing_ms: z
+        .number()
+        .int()
+        .nullable()
+        .describe('from the task start to its end; null until it ends'),
+    })
+    .nullable()
+    .describe("a video task's row: the video it stands for (units is 1) and how long the task took"),
 });
 
 const spendSummary = consoleObject('UsageSummary', {

@@ -78,3 +78,31 @@ describe('per-address limits count an IPv6 /64 as one address', () => {
     expect((await login(owner.email, PASSWORD, '2001:db8:7:8::1')).status).toBe(200);
   });
 });
+
+describe('the anonymous session check', () => {
+  const check = (from: string, token?: string) =>
+    call(api, 'GET', '/console/api/session', {
+      headers: { 'x-forwarded-for': from, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    });
+
+  it('limits guessed tokens per address like the sign-in routes, refused before the lookup past the limit; signed-out page loads and other addresses are not counted', async () => {
+    const owner = await consoleAccount(api);
+    // signed-out page loads (no token) from one /64: never counted
+    for (let i = 1; i <= 31; i++) expect((await check(`2001:db8:9:9::${i.toString(16)}`)).status).toBe(200);
+    // guessed session tokens from the same /64: 30 answered, the 31st refused
+    const answers: number[] = [];
+    for (let i = 1; i <= 30; i++) answers.push((await check(`2001:db8:9:9::${i.toString(16)}`, `cs_guess${i}`)).status);
+    expect(answers.every((s) => s === 200)).toBe(true);
+    const refused = await expectError(
+      await check('2001:db8:9:9::ff', 'cs_guess99'),
+      429,
+      'rate_limit_exceeded',
+    );
+    expect(refused.message).toMatch(/Too many requests from this address/);
+    // past the limit a token is not even looked up: a real one gets the 429 too, so a guess that
+    // would authenticate learns nothing; a signed-out load still answers, and so does another address
+    await expectError(await check('2001:db8:9:9::1', owner.session), 429, 'rate_limit_exceeded');
+    expect((await check('2001:db8:9:9::2')).status).toBe(200);
+    expect((await check('2001:db8:9:a::1', owner.session)).status).toBe(200);
+  });
+});

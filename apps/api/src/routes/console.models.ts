@@ -1,4 +1,9 @@
-import type { CatalogModel, ModelCatalog } from '@mediagate/shared/catalog';
+import {
+  type CatalogModel,
+  type ImageModel,
+  maxImagesPerRequest,
+  type ModelCatalog,
+} from '@mediagate/shared/catalog';
 import { listOf } from '@mediagate/shared/contracts';
 import type { Router } from 'express';
 import { z } from 'zod';
@@ -20,6 +25,37 @@ function priceOf(m: CatalogModel) {
   };
 }
 
+/** Sizes the console offers besides a model's named ones: common shapes, kept where the model's rule allows them. */
+const COMMON_SIZES = [
+  '1024x1024',
+  '1280x720',
+  '720x1280',
+  '1152x864',
+  '864x1152',
+  '2048x2048',
+  '2560x1440',
+  '1440x2560',
+];
+
+/** The sizes a form may offer for an image model: its named sizes, then the common ones it takes. */
+function sizeOptions(m: ImageModel): string[] {
+  const rule = m.size;
+  if (!rule) return [];
+  const fits = (size: string) => {
+    const [w = 0, h = 0] = size.split('x').map(Number);
+    const short = Math.min(w, h);
+    const long = Math.max(w, h);
+    return (
+      w * h >= rule.minPixels &&
+      w * h <= rule.maxPixels &&
+      (rule.minSide === undefined || short >= rule.minSide) &&
+      (rule.maxSide === undefined || long <= rule.maxSide) &&
+      long <= short * rule.maxAspectRatio
+    );
+  };
+  return [...Object.keys(rule.named), ...COMMON_SIZES.filter(fits)];
+}
+
 function modelView(m: CatalogModel) {
   return {
     object: 'model' as const,
@@ -36,6 +72,9 @@ function modelView(m: CatalogModel) {
     needs_image: m.kind === 'video' || (m.kind === 'image' && m.input.min > 0),
     duration_seconds: m.kind === 'video' ? m.durationSeconds : null,
     resolution: m.kind === 'video' ? m.resolution : null,
+    sizes: m.kind === 'image' ? sizeOptions(m) : [],
+    max_n: m.kind === 'image' ? maxImagesPerRequest(m, m.input.min) : 1,
+    max_input_images: m.kind === 'image' ? m.input.max : 1,
     ...priceOf(m),
   };
 }
@@ -96,6 +135,11 @@ const consoleModel = z.object({
   needs_image: z.boolean().describe('the call needs an input image (image-to-video, editing)'),
   duration_seconds: z.number().int().nullable(),
   resolution: z.string().nullable(),
+  sizes: z
+    .array(z.string())
+    .describe("sizes to offer for an image model's `size` (its named sizes first); empty: it takes no size"),
+  max_n: z.number().int().describe('the most images one call may ask for (`n`); 1 for a video model'),
+  max_input_images: z.number().int().describe('the most input images a call takes (0: from text only)'),
   unit: z.enum(['image', 'task']).describe('what price_usd pays for: one image, or one video task'),
   price_usd: z.number().describe('list price of one image, or of one video task with sound'),
   silent_price_usd: z.number().nullable().describe('a silent video task, when the model can be silent'),

@@ -114,11 +114,31 @@ describe('registration with an e-mailed code', () => {
       balance_usd: 0.05,
     });
 
+    // who is signed in: 200 either way, the account when there is a session
+    const state = contractFor('get /console/api/session');
+    const signedIn = await call(api, 'GET', '/console/api/session', { headers: { cookie } });
+    expect(signedIn.headers.get('cache-control')).toBe('no-store');
+    expect(await expectContract(signedIn, state, 200)).toMatchObject({
+      object: 'session_state',
+      signed_in: true,
+      account: { email: email.toLowerCase(), role: 'user' },
+    });
+
     await expectContract(
       await consoleCall(api, 'POST', '/console/api/logout', token),
       contractFor('post /console/api/logout'),
       200,
     );
+    const presentations: Array<{ headers?: Record<string, string> }> = [
+      { headers: { cookie } },
+      { headers: { authorization: `Bearer ${token}` } },
+      {},
+    ];
+    for (const presented of presentations) {
+      expect(
+        await expectContract(await call(api, 'GET', '/console/api/session', presented), state, 200),
+      ).toEqual({ object: 'session_state', signed_in: false, account: null });
+    }
     await expectError(await consoleCall(api, 'GET', '/console/api/me', token), 401, 'invalid_session');
     await expectError(
       await call(api, 'GET', '/console/api/me', { headers: { cookie } }),

@@ -251,12 +251,46 @@ describe('spend summary and models', () => {
       needs_image: true,
       duration_seconds: 5,
       resolution: '720P',
+      sizes: [],
+      max_n: 1,
+      max_input_images: 1,
       unit: 'task',
       price_usd: 0.25,
       silent_price_usd: 0.125,
     });
     expect(body.data).toContainEqual(
-      expect.objectContaining({ id: 'seedream-4.0', type: 'image', unit: 'image', price_usd: 0.03 }),
+      expect.objectContaining({
+        id: 'seedream-4.0',
+        type: 'image',
+        unit: 'image',
+        price_usd: 0.03,
+        sizes: [
+          '1K',
+          '2K',
+          '4K',
+          '1024x1024',
+          '1280x720',
+          '720x1280',
+          '1152x864',
+          '864x1152',
+          '2048x2048',
+          '2560x1440',
+          '1440x2560',
+        ],
+        max_n: 15,
+        max_input_images: 14,
+      }),
+    );
+    // a model that keeps the input's size takes none; one from text only takes no image
+    expect(body.data).toContainEqual(
+      expect.objectContaining({ id: 'qwen-image-edit', sizes: [], max_n: 4, max_input_images: 3 }),
+    );
+    expect(body.data).toContainEqual(
+      expect.objectContaining({
+        id: 'seedream-3.0',
+        sizes: expect.arrayContaining(['1024x1024']),
+        max_input_images: 0,
+      }),
     );
   });
 

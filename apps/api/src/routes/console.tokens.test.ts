@@ -127,6 +127,47 @@ describe('token management', () => {
     expect((await call(api, 'GET', '/v1/videos', { key: t.key })).status).toBe(200);
   });
 
+  it('refuses a name another key of the account has, case aside, 409 with param name; a deleted key frees its name', async () => {
+    const { session } = await consoleAccount(api);
+    const prod = await createToken(session, { name: 'Production' });
+    // the default key is there too: its name is taken as well
+    for (const name of ['production', ' PRODUCTION ', 'Default']) {
+      const err = await expectError(
+        await consoleCall(api, 'POST', '/console/api/tokens', session, { name }),
+        409,
+        'conflict',
+      );
+      expect(err.param).toBe('name');
+      expect(err.message).toMatch(/already have a key named/);
+    }
+    // renaming onto another key's name is refused; a key may change the case of its own
+    const staging = await createToken(session, { name: 'staging' });
+    const onto = await consoleCall(api, 'PATCH', `/console/api/tokens/${staging.id}`, session, {
+      name: 'PRODUCTION',
+    });
+    expect((await expectError(onto, 409, 'conflict')).param).toBe('name');
+    const recased = await consoleCall(api, 'PATCH', `/console/api/tokens/${prod.id}`, session, {
+      name: 'production',
+    });
+    expect(recased.status).toBe(200);
+    // a disabled key keeps its name; a deleted one gives it back
+    await consoleCall(api, 'PATCH', `/console/api/tokens/${prod.id}`, session, { status: 'disabled' });
+    expect(
+      (await consoleCall(api, 'POST', '/console/api/tokens', session, { name: 'Production' })).status,
+    ).toBe(409);
+    await consoleCall(api, 'DELETE', `/console/api/tokens/${prod.id}`, session);
+    expect((await createToken(session, { name: 'Production' })).name).toBe('Production');
+    // another account's names are its own
+    const other = await consoleAccount(api);
+    expect((await createToken(other.session, { name: 'staging' })).name).toBe('staging');
+    // two at once: one key takes the name
+    const both = await Promise.all(
+      [1, 2].map(() => consoleCall(api, 'POST', '/console/api/tokens', session, { name: 'twin' })),
+    );
+    expect(both.map((r) => r.status).sort()).toEqual([201, 409]);
+    expect((await listTokens(session)).filter((t) => t.name === 'twin')).toHaveLength(1);
+  });
+
   it.each([
     ['GET', '/console/api/tokens'],
     ['POST', '/console/api/tokens'],

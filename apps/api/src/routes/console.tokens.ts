@@ -1,5 +1,6 @@
 import {
   createToken,
+  DuplicateKeyNameError,
   deleteToken,
   type KeyLimits,
   listTokens,
@@ -97,7 +98,8 @@ const notFound = () => new ApiError('not_found', 'No such token.');
  * Token management (console session): POST /console/api/tokens (the key is in this answer
  * only), GET /console/api/tokens, PATCH /console/api/tokens/:id (rename, status
  * active|disabled, limits), DELETE /console/api/tokens/:id. Disabling or deleting takes effect
- * on every API replica from the key's next request.
+ * on every API replica from the key's next request. A name another key of the account has
+ * (case aside; deleted keys' names are free) is refused 409 `conflict` with param `name`.
  */
 export function register(router: Router, deps: ApiDeps): void {
   const { db } = deps.database;
@@ -115,6 +117,7 @@ export function register(router: Router, deps: ApiDeps): void {
       res.status(201).json({ ...tokenObject(token), key: key.key });
     } catch (err) {
       if (err instanceof TooManyKeysError) throw new ApiError('conflict', err.message);
+      if (err instanceof DuplicateKeyNameError) throw new ApiError('conflict', err.message, 'name');
       throw err;
     }
   });
@@ -132,6 +135,9 @@ export function register(router: Router, deps: ApiDeps): void {
       name: b.name,
       status: b.status,
       ...toLimits(b),
+    }).catch((err: unknown) => {
+      if (err instanceof DuplicateKeyNameError) throw new ApiError('conflict', err.message, 'name');
+      throw err;
     });
     if (!token) throw notFound();
     await announceKeyChange(deps, { keyId: parsedId.data.id });

@@ -1,89 +1,25 @@
 import { generateKeyPairSync } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import {
-  buildPaymentSim,
-  generatePaymentKeys,
-  type PaymentKeySet,
-  paySimEnvSchema,
-} from '@mediagate/payment-sim';
-import { getAccount } from '@mediagate/shared/accounts';
+import type { PaymentKeySet } from '@mediagate/payment-sim';
 import { findLedgerMismatches } from '@mediagate/shared/billing';
-import { loadConfig } from '@mediagate/shared/config';
-import {
-  alipayTime,
-  fenToYuan,
-  reconcileTopUpOrders,
-  signAlipayNotification,
-  wechatEncryptResource,
-  wechatSignedHeaders,
-  wechatTime,
-} from '@mediagate/shared/payments';
+import { reconcileTopUpOrders } from '@mediagate/shared/payments';
 import { waitFor } from '@mediagate/shared/testing';
 import { consoleAccount, consoleCall } from '../../test/console';
 import { contractFor, expectContract } from '../../test/contract';
 import { call, expectError, startTestApi, type TestApi } from '../../test/harness';
+import { alipayNotification, type Provider, wechatNotification } from '../../test/payment-notifications';
+import { type PaymentSimApi, startPaymentSimApi } from '../../test/payment-sim';
 
-type Provider = 'alipay' | 'wechat';
-
-let keys: PaymentKeySet;
-const CONTROL_TOKEN = 'payment-sim-control-token-for-tests';
-let sim: ReturnType<typeof buildPaymentSim>;
-let simServer: Server;
-let simUrl: string;
+let s: PaymentSimApi;
 let api: TestApi;
-
-async function listen(app: {
-  listen: (port: number, host: string) => Server;
-}): Promise<{ server: Server; url: string }> {
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
+let keys: PaymentKeySet;
 beforeAll(async () => {
-  keys = generatePaymentKeys();
-  // the vendors' retry schedules, 1000 times faster
-  sim = buildPaymentSim(
-    loadConfig(paySimEnvSchema, {
-      ...keys.sim,
-      PAYSIM_TIME_SCALE: '0.001',
-      PAYSIM_CONTROL_TOKEN: CONTROL_TOKEN,
-    }),
-  );
-  ({ server: simServer, url: simUrl } = await listen(sim.app));
-  api = await startTestApi({
-    ...keys.merchant,
-    ALIPAY_GATEWAY: `${simUrl}/gateway.do`,
-    WECHATPAY_BASE_URL: simUrl,
-    // reading an order asks the provider only when a test backdates it past this
-    TOPUP_QUERY_AFTER_MS: 3_600_000,
-  });
-  // the notify URL is the API's own, known once it listens
-  api.deps.config.PAYMENT_NOTIFY_BASE_URL = api.url;
+  s = await startPaymentSimApi();
+  ({ api, keys } = s);
 });
-afterAll(async () => {
-  sim.close();
-  await new Promise((r) => simServer.close(r));
-  simServer.closeAllConnections();
-  await api.close();
-});
+afterAll(() => s.close());
 afterEach(async () => {
   expect(await findLedgerMismatches(api.database.db)).toEqual([]);
 });
-
-const balance = async (id: string) => (await getAccount(api.database.db, id))!.balanceMicroUsd;
-const simControl = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${simUrl}/_control${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${CONTROL_TOKEN}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json()) as Record<string, any> };
-};
 
 interface TopUp {
   id: string;
@@ -108,83 +44,6 @@ const status = async (session: string, id: string) =>
       200,
     )) as { status: string }
   ).status;
-
-// ------------------------------------------------------------------ notifications as the vendors send them
-
-function alipayNotification(
-  order: { id: string; amountFen: number; tradeNo?: string },
-  o: { fields?: Record<string, string>; privateKey?: string; at?: Date } = {},
-): { body: string; headers: Record<string, string> } {
-  const fields = signAlipayNotification(
-    {
-      notify_time: alipayTime(o.at ?? new Date()),
-      notify_type: 'trade_status_sync',
-      notify_id: `n${order.id}`,
-      charset: 'utf-8',
-      version: '1.0',
-      app_id: keys.merchant.ALIPAY_APP_ID!,
-      trade_no: order.tradeNo ?? `2026${order.id.slice(4)}`,
-      out_trade_no: order.id,
-      trade_status: 'TRADE_SUCCESS',
-      total_amount: fenToYuan(order.amountFen),
-      gmt_payment: alipayTime(new Date()),
-      ...o.fields,
-    },
-    o.privateKey ?? keys.vendor.alipayPrivateKey,
-  );
-  return {
-    body: new URLSearchParams(fields).toString(),
-    headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
-  };
-}
-
-function wechatNotification(
-  order: { id: string; amountFen: number },
-  o: {
-    tx?: Record<string, unknown>;
-    privateKey?: string;
-    serial?: string;
-    at?: number;
-    apiV3Key?: string;
-  } = {},
-): { body: string; headers: Record<string, string> } {
-  const tx = {
-    appid: keys.merchant.WECHATPAY_APPID,
-    mchid: keys.merchant.WECHATPAY_MCHID,
-    out_trade_no: order.id,
-    transaction_id: `4200${order.id.slice(4)}`,
-    trade_type: 'NATIVE',
-    trade_state: 'SUCCESS',
-    trade_state_desc: '支付成功',
-    success_time: wechatTime(new Date()),
-    payer: { openid: 'oTest' },
-    amount: { total: order.amountFen, payer_total: order.amountFen, currency: 'CNY', payer_currency: 'CNY' },
-    ...o.tx,
-  };
-  const body = JSON.stringify({
-    id: `evt-${order.id}`,
-    create_time: wechatTime(new Date()),
-    resource_type: 'encrypt-resource',
-    event_type: 'TRANSACTION.SUCCESS',
-    summary: '支付成功',
-    resource: wechatEncryptResource(o.apiV3Key ?? keys.vendor.wechatApiV3Key, JSON.stringify(tx)),
-  });
-  return {
-    body,
-    headers: {
-      'content-type': 'application/json',
-      ...wechatSignedHeaders(
-        o.privateKey ?? keys.vendor.wechatPubKeyPrivateKey,
-        o.serial ?? keys.vendor.wechatPubKeyId,
-        body,
-        o.at,
-      ),
-    },
-  };
-}
-
-const notify = (provider: Provider, n: { body: string; headers: Record<string, string> }) =>
-  fetch(`${api.url}/payments/${provider}/notify`, { method: 'POST', headers: n.headers, body: n.body });
 
 /** Asserts the protocol's "accepted" answer. */
 async function expectAccepted(provider: Provider, res: Response) {
@@ -265,8 +124,15 @@ describe('POST /console/api/topups', () => {
       400,
       'invalid_request',
     );
-    expect(decimals).toMatchObject({ param: 'amount_cny', message: expect.stringMatching(/at most 2 decimals/) });
-    const text = await expectError(await post({ amount_cny: '35', provider: 'wechat' }), 400, 'invalid_request');
+    expect(decimals).toMatchObject({
+      param: 'amount_cny',
+      message: expect.stringMatching(/at most 2 decimals/),
+    });
+    const text = await expectError(
+      await post({ amount_cny: '35', provider: 'wechat' }),
+      400,
+      'invalid_request',
+    );
     expect(text).toMatchObject({
       param: 'amount_cny',
       message: expect.stringMatching(/must be a JSON number of yuan .*not the string "35"/),
@@ -333,6 +199,31 @@ describe('POST /console/api/topups', () => {
     await createTopUp(session, 'alipay', 35);
   });
 
+  it('counts orders requested at once one after the other: 14 at once, 10 made, 4 refused', async () => {
+    const { session, accountId } = await consoleAccount(api, 0);
+    const answers = await Promise.all(
+      Array.from({ length: 14 }, (_, i) =>
+        consoleCall(api, 'POST', '/console/api/topups', session, {
+          amount_cny: 35,
+          provider: i % 2 ? 'alipay' : 'wechat',
+        }),
+      ),
+    );
+    const statuses = answers.map((r) => r.status).sort();
+    expect({
+      made: statuses.filter((s) => s < 300).length,
+      refused: statuses.filter((s) => s === 429).length,
+    }).toEqual({
+      made: 10,
+      refused: 4,
+    });
+    const { rows } = await api.database.pool.query(
+      'select count(*)::int as n from topup_orders where account_id = $1',
+      [accountId],
+    );
+    expect(rows[0].n).toBe(10);
+  });
+
   it('shows an order to its owner only, and lists them newest first with a cursor', async () => {
     const owner = await consoleAccount(api, 0);
     const other = await consoleAccount(api, 0);
@@ -393,8 +284,8 @@ describe.each(['alipay', 'wechat'] as const)('%s through the payment simulator',
   const fen = (t: TopUp) => Math.round(t.amount_cny * 100);
   const build = (t: TopUp, o: any = {}) =>
     provider === 'alipay'
-      ? alipayNotification({ id: t.id, amountFen: fen(t) }, o)
-      : wechatNotification({ id: t.id, amountFen: fen(t) }, o);
+      ? alipayNotification(keys, { id: t.id, amountFen: fen(t) }, o)
+      : wechatNotification(keys, { id: t.id, amountFen: fen(t) }, o);
 
   it('on a phone: a pay URL instead of a QR code; paying on its page credits the order and returns to the console', async () => {
     const { session, accountId } = await consoleAccount(api, 0);
@@ -418,13 +309,13 @@ describe.each(['alipay', 'wechat'] as const)('%s through the payment simulator',
     const redirect = provider === 'wechat' ? (new URL(t.pay_url).searchParams.get('redirect_url') ?? '') : '';
     const paid = await fetch(page, {
       method: 'POST',
-      body: new URLSearchParams({ token: CONTROL_TOKEN, redirect_url: redirect }),
+      body: new URLSearchParams({ token: s.controlToken, redirect_url: redirect }),
       redirect: 'manual',
     });
     expect(paid.status).toBe(303);
     expect(paid.headers.get('location')).toContain(`/console/topup?order=${t.id}`);
     await waitFor(async () => (await status(session, t.id)) === 'credited', { what: 'credited' });
-    expect(await balance(accountId)).toBe(7_000_000);
+    expect(await s.balance(accountId)).toBe(7_000_000);
   });
 
   it('creates an order with the QR content, and credits it once paid (the notification, answered as the protocol wants)', async () => {
@@ -446,16 +337,16 @@ describe.each(['alipay', 'wechat'] as const)('%s through the payment simulator',
       provider === 'alipay' ? /^https:\/\/qr\.alipay\.com\// : /^weixin:\/\/wxpay\/bizpayurl\?pr=/,
     );
     expect(t.expires_at - t.created_at).toBe(15 * 60);
-    expect((await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id })).status).toBe(200);
+    expect((await s.control('POST', '/pay', { vendor: provider, out_trade_no: t.id })).status).toBe(200);
     await waitFor(async () => (await status(session, t.id)) === 'credited', { what: 'credited' });
-    expect(await balance(accountId)).toBe(7_000_000);
+    expect(await s.balance(accountId)).toBe(7_000_000);
     const done = (await (
       await consoleCall(api, 'GET', `/console/api/topups/${t.id}`, session)
     ).json()) as any;
     expect(done.paid_at).toEqual(expect.any(Number));
     expect(done.credited_at).toEqual(expect.any(Number));
     // the simulator saw its notification answered correctly at the first try
-    const order = (await simControl('GET', `/orders/${provider}/${t.id}`)).json;
+    const order = (await s.control('GET', `/orders/${provider}/${t.id}`)).json;
     expect(order.notification.answered).toBe(true);
     expect(order.notification.attempts).toHaveLength(1);
   });
@@ -464,9 +355,9 @@ describe.each(['alipay', 'wechat'] as const)('%s through the payment simulator',
     const { session, accountId } = await consoleAccount(api, 0);
     const t = await createTopUp(session, provider, 500);
     expect(t).toMatchObject({ credit_usd: 100, bonus_usd: 10 });
-    await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id });
+    await s.control('POST', '/pay', { vendor: provider, out_trade_no: t.id });
     await waitFor(async () => (await status(session, t.id)) === 'credited', { what: 'credited' });
-    expect(await balance(accountId)).toBe(110_000_000);
+    expect(await s.balance(accountId)).toBe(110_000_000);
     // the texts every top-up path writes (bank transfers and the dev provider alike)
     const { rows } = await api.database.pool.query(
       `select kind, reason from ledger_entries where account_id = $1 order by id`,
@@ -478,6 +369,33 @@ describe.each(['alipay', 'wechat'] as const)('%s through the payment simulator',
     ]);
   });
 
+  it('credits a 499.99 CNY top-up with exactly 99.998 USD, and its ledger entry says what was paid in fields', async () => {
+    const { session, accountId } = await consoleAccount(api, 0);
+    const t = await createTopUp(session, provider, 499.99);
+    expect(t).toMatchObject({ amount_cny: 499.99, credit_usd: 99.998, bonus_usd: 0 });
+    await s.control('POST', '/pay', { vendor: provider, out_trade_no: t.id });
+    await waitFor(async () => (await status(session, t.id)) === 'credited', { what: 'credited' });
+    expect(await s.balance(accountId)).toBe(99_998_000);
+    const ledger = (await expectContract(
+      await consoleCall(api, 'GET', '/console/api/ledger', session),
+      contractFor('get /console/api/ledger'),
+      200,
+    )) as any;
+    expect(ledger.data).toEqual([
+      expect.objectContaining({
+        kind: 'topup',
+        amount_micro_usd: 99_998_000,
+        ref: `${provider}:${t.id}`,
+        details: {
+          cause: 'payment',
+          provider,
+          reference: t.id,
+          paid: { currency: 'CNY', amount_fen: 49_999 },
+        },
+      }),
+    ]);
+  });
+
   it('holds a payment of another amount for an operator, the same way from its notification and from a query', async () => {
     const { session, accountId } = await consoleAccount(api, 0);
     // the provider takes 35.00 CNY for orders we hold at 36.00 CNY
@@ -486,31 +404,31 @@ describe.each(['alipay', 'wechat'] as const)('%s through the payment simulator',
     await api.database.pool.query(`update topup_orders set amount_fen = 3600 where id = any($1)`, [
       [viaNotification.id, viaQuery.id],
     ]);
-    await simControl('POST', '/pay', { vendor: provider, out_trade_no: viaQuery.id, notify: false });
-    await simControl('POST', '/pay', { vendor: provider, out_trade_no: viaNotification.id, notify: false });
+    await s.control('POST', '/pay', { vendor: provider, out_trade_no: viaQuery.id, notify: false });
+    await s.control('POST', '/pay', { vendor: provider, out_trade_no: viaNotification.id, notify: false });
     // the notification is verified: it is accepted (sending it again cannot change the amount)
-    await expectAccepted(provider, await notify(provider, build(viaNotification)));
+    await expectAccepted(provider, await s.notify(provider, build(viaNotification)));
     const result = await reconcileTopUpOrders(api.database.db, api.deps.qrProviders!, { afterMs: 0 });
     expect(result.credited).toBe(0);
     expect(await status(session, viaNotification.id)).toBe('paid');
     expect(await status(session, viaQuery.id)).toBe('paid');
     // nothing credited, and neither is queried again nor credited by a late notification
-    await expectAccepted(provider, await notify(provider, build(viaQuery)));
+    await expectAccepted(provider, await s.notify(provider, build(viaQuery)));
     await reconcileTopUpOrders(api.database.db, api.deps.qrProviders!, { afterMs: 0 });
     expect(await status(session, viaQuery.id)).toBe('paid');
-    expect(await balance(accountId)).toBe(0);
+    expect(await s.balance(accountId)).toBe(0);
   });
 
   it('credits once whatever arrives twice or at the same time', async () => {
     const { session, accountId } = await consoleAccount(api, 0);
     const t = await createTopUp(session, provider, 70);
-    await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id, notify: false });
+    await s.control('POST', '/pay', { vendor: provider, out_trade_no: t.id, notify: false });
     const n = build(t);
-    const answers = await Promise.all(Array.from({ length: 8 }, () => notify(provider, n)));
+    const answers = await Promise.all(Array.from({ length: 8 }, () => s.notify(provider, n)));
     for (const a of answers) await expectAccepted(provider, a);
-    await expectAccepted(provider, await notify(provider, n));
-    await expectAccepted(provider, await notify(provider, build(t)));
-    expect(await balance(accountId)).toBe(14_000_000);
+    await expectAccepted(provider, await s.notify(provider, n));
+    await expectAccepted(provider, await s.notify(provider, build(t)));
+    expect(await s.balance(accountId)).toBe(14_000_000);
     const { rows } = await api.database.pool.query(
       `select kind, count(*)::int as n from ledger_entries where account_id = $1 group by kind`,
       [accountId],
@@ -522,7 +440,7 @@ describe.each(['alipay', 'wechat'] as const)('%s through the payment simulator',
   it('refuses a bad signature, another merchant, an unknown order and a stale notification, crediting nothing', async () => {
     const { session, accountId } = await consoleAccount(api, 0);
     const t = await createTopUp(session, provider, 35);
-    await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id, notify: false });
+    await s.control('POST', '/pay', { vendor: provider, out_trade_no: t.id, notify: false });
     const forged =
       provider === 'alipay'
         ? [
@@ -540,18 +458,18 @@ describe.each(['alipay', 'wechat'] as const)('%s through the payment simulator',
             build(t, { serial: 'PUB_KEY_ID_0000000000000000000000000000000000' }),
             build(t, { apiV3Key: 'x'.repeat(32) }),
           ];
-    for (const n of forged) await expectRefused(provider, await notify(provider, n));
+    for (const n of forged) await expectRefused(provider, await s.notify(provider, n));
     // a body changed after signing
     const good = build(t);
     await expectRefused(
       provider,
-      await notify(provider, {
+      await s.notify(provider, {
         ...good,
         body: good.body.replace(provider === 'alipay' ? '35.00' : 'a', provider === 'alipay' ? '36.00' : 'b'),
       }),
     );
-    await expectRefused(provider, await notify(provider, { body: '', headers: {} }));
-    expect(await balance(accountId)).toBe(0);
+    await expectRefused(provider, await s.notify(provider, { body: '', headers: {} }));
+    expect(await s.balance(accountId)).toBe(0);
     expect(await status(session, t.id)).toBe('created');
   });
 
@@ -559,22 +477,22 @@ describe.each(['alipay', 'wechat'] as const)('%s through the payment simulator',
     const { session, accountId } = await consoleAccount(api, 0);
     const t = await createTopUp(session, provider, 35);
     const unpaid = await createTopUp(session, provider, 35);
-    await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id, notify: false });
+    await s.control('POST', '/pay', { vendor: provider, out_trade_no: t.id, notify: false });
     const result = await reconcileTopUpOrders(api.database.db, api.deps.qrProviders!, { afterMs: 0 });
     expect(result.failed).toBe(0);
     expect(await status(session, t.id)).toBe('credited');
     expect(await status(session, unpaid.id)).toBe('created');
-    expect(await balance(accountId)).toBe(7_000_000);
+    expect(await s.balance(accountId)).toBe(7_000_000);
     // a second pass and a late notification change nothing
     await reconcileTopUpOrders(api.database.db, api.deps.qrProviders!, { afterMs: 0 });
-    await expectAccepted(provider, await notify(provider, build(t)));
-    expect(await balance(accountId)).toBe(7_000_000);
+    await expectAccepted(provider, await s.notify(provider, build(t)));
+    expect(await s.balance(accountId)).toBe(7_000_000);
   });
 
   it('asks the provider when the payer reads an order still unpaid after a while (a lost notification)', async () => {
     const { session, accountId } = await consoleAccount(api, 0);
     const t = await createTopUp(session, provider, 35);
-    await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id, notify: false });
+    await s.control('POST', '/pay', { vendor: provider, out_trade_no: t.id, notify: false });
     // young orders are left to their notification
     expect(await status(session, t.id)).toBe('created');
     await api.database.pool.query(
@@ -582,7 +500,7 @@ describe.each(['alipay', 'wechat'] as const)('%s through the payment simulator',
       [t.id],
     );
     expect(await status(session, t.id)).toBe('credited');
-    expect(await balance(accountId)).toBe(7_000_000);
+    expect(await s.balance(accountId)).toBe(7_000_000);
   });
 
   /** `seconds` pass for the order: on our side (its times) and, by `simSeconds`, at the provider. */
@@ -592,7 +510,7 @@ describe.each(['alipay', 'wechat'] as const)('%s through the payment simulator',
          expires_at = expires_at - make_interval(secs => $2) where id = $1`,
       [t.id, seconds],
     );
-    await simControl('POST', '/age', { vendor: provider, out_trade_no: t.id, seconds: simSeconds });
+    await s.control('POST', '/age', { vendor: provider, out_trade_no: t.id, seconds: simSeconds });
   };
   const reconcile = () => reconcileTopUpOrders(api.database.db, api.deps.qrProviders!, { afterMs: 0 });
 
@@ -604,8 +522,8 @@ describe.each(['alipay', 'wechat'] as const)('%s through the payment simulator',
     const result = await reconcile();
     expect(result).toMatchObject({ failed: 0 });
     expect(await status(session, t.id)).toBe('expired');
-    expect((await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id })).status).toBe(409);
-    expect(await balance(accountId)).toBe(0);
+    expect((await s.control('POST', '/pay', { vendor: provider, out_trade_no: t.id })).status).toBe(409);
+    expect(await s.balance(accountId)).toBe(0);
   });
 
   it('keeps querying an order past its expiry while its code can still be paid, and credits a payment made then', async () => {
@@ -616,23 +534,23 @@ describe.each(['alipay', 'wechat'] as const)('%s through the payment simulator',
     await reconcile();
     // WeChat Pay closes it (then it is over); an Alipay code without a trade cannot be closed
     expect(await status(session, t.id)).toBe(provider === 'wechat' ? 'expired' : 'created');
-    const paid = await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id, notify: false });
+    const paid = await s.control('POST', '/pay', { vendor: provider, out_trade_no: t.id, notify: false });
     expect(paid.status).toBe(provider === 'wechat' ? 409 : 200);
     await reconcile();
     expect(await status(session, t.id)).toBe(provider === 'wechat' ? 'expired' : 'credited');
-    expect(await balance(accountId)).toBe(provider === 'wechat' ? 0 : 7_000_000);
+    expect(await s.balance(accountId)).toBe(provider === 'wechat' ? 0 : 7_000_000);
   });
 
   it('ends an order the payer opened but did not pay once the provider reports it closed', async () => {
     const { session } = await consoleAccount(api, 0);
     const t = await createTopUp(session, provider, 35);
-    await simControl('POST', '/scan', { vendor: provider, out_trade_no: t.id });
+    await s.control('POST', '/scan', { vendor: provider, out_trade_no: t.id });
     await age(t, 15 * 60 + 3 * 60);
     // a scanned trade: the provider closes it itself at its time (WeChat Pay answers a close
     // with 400 ORDER_CLOSED); Alipay's scanned trade is closed by our close
     expect(await reconcile()).toMatchObject({ failed: 0 });
     expect(await status(session, t.id)).toBe('expired');
-    expect((await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id })).status).toBe(409);
+    expect((await s.control('POST', '/pay', { vendor: provider, out_trade_no: t.id })).status).toBe(409);
   });
 
   it('credits a late payment the provider reports for an order that had expired (the rule for late payments)', async () => {
@@ -642,9 +560,9 @@ describe.each(['alipay', 'wechat'] as const)('%s through the payment simulator',
     await reconcile();
     expect(await status(session, t.id)).toBe('expired');
     // the provider took the money anyway (a payer already in the cashier): its notification
-    await expectAccepted(provider, await notify(provider, build(t)));
+    await expectAccepted(provider, await s.notify(provider, build(t)));
     expect(await status(session, t.id)).toBe('credited');
-    expect(await balance(accountId)).toBe(7_000_000);
+    expect(await s.balance(accountId)).toBe(7_000_000);
   });
 });
 
@@ -652,12 +570,12 @@ describe('WeChat Pay keys', () => {
   it('accepts notifications signed with the platform certificate and with the WeChat Pay public key', async () => {
     const { session, accountId } = await consoleAccount(api, 0);
     for (const mode of ['certificate', 'public_key']) {
-      expect((await simControl('POST', '/wechat/signer', { mode })).status).toBe(200);
+      expect((await s.control('POST', '/wechat/signer', { mode })).status).toBe(200);
       const t = await createTopUp(session, 'wechat', 35);
-      await simControl('POST', '/pay', { vendor: 'wechat', out_trade_no: t.id });
+      await s.control('POST', '/pay', { vendor: 'wechat', out_trade_no: t.id });
       await waitFor(async () => (await status(session, t.id)) === 'credited', { what: `credited (${mode})` });
     }
-    expect(await balance(accountId)).toBe(14_000_000);
+    expect(await s.balance(accountId)).toBe(14_000_000);
   });
 });
 
@@ -670,14 +588,14 @@ describe('notification to credit latency', () => {
       const ms: number[] = [];
       for (let i = 0; i < N; i += 1) {
         const t = await createTopUp(session, provider, 35);
-        await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id, notify: false });
+        await s.control('POST', '/pay', { vendor: provider, out_trade_no: t.id, notify: false });
         const n =
           provider === 'alipay'
-            ? alipayNotification({ id: t.id, amountFen: 3500 })
-            : wechatNotification({ id: t.id, amountFen: 3500 });
+            ? alipayNotification(keys, { id: t.id, amountFen: 3500 })
+            : wechatNotification(keys, { id: t.id, amountFen: 3500 });
         const start = performance.now();
         // the answer is sent after the credit committed
-        await expectAccepted(provider, await notify(provider, n));
+        await expectAccepted(provider, await s.notify(provider, n));
         ms.push(performance.now() - start);
       }
       ms.sort((a, b) => a - b);
@@ -698,20 +616,20 @@ describe('notification to credit latency', () => {
       for (let i = 0; i < 10; i += 1) {
         const provider: Provider = i % 2 ? 'alipay' : 'wechat';
         const t = await createTopUp(session, provider, 35);
-        await simControl('POST', '/pay', { vendor: provider, out_trade_no: t.id, notify: false });
+        await s.control('POST', '/pay', { vendor: provider, out_trade_no: t.id, notify: false });
         ready.push({
           provider,
           n:
             provider === 'alipay'
-              ? alipayNotification({ id: t.id, amountFen: 3500 })
-              : wechatNotification({ id: t.id, amountFen: 3500 }),
+              ? alipayNotification(keys, { id: t.id, amountFen: 3500 })
+              : wechatNotification(keys, { id: t.id, amountFen: 3500 }),
         });
       }
     }
     const ms = await Promise.all(
       ready.map(async ({ provider, n }) => {
         const start = performance.now();
-        await expectAccepted(provider, await notify(provider, n));
+        await expectAccepted(provider, await s.notify(provider, n));
         return performance.now() - start;
       }),
     );

@@ -7,6 +7,7 @@ import {
   QR_PROVIDERS,
   syncTopUpOrder,
   TooManyOpenTopUpsError,
+  TooManyTopUpsPerHourError,
   TopUpOrderRefusedError,
 } from '@mediagate/shared/payments';
 import { withTimeout } from '@mediagate/shared/timeout';
@@ -17,20 +18,17 @@ import { parseBody } from '../middleware/body';
 import { requireSession, sessionOf } from '../middleware/session';
 import { topUpPolicy } from '../policies';
 import { endpoints, ok, type Route, type RouteContract } from '../route';
-import { topUpListQuery, topUpObject, topUpObjectSchema, topUpPage, topUpPageSchema } from './account-views';
+import {
+  cnyAmount,
+  topUpListQuery,
+  topUpObject,
+  topUpObjectSchema,
+  topUpPage,
+  topUpPageSchema,
+} from './account-views';
 
 export const createTopUpBody = z.strictObject({
-  amount_cny: z
-    .number({
-      error: (i) =>
-        i.input === undefined
-          ? undefined
-          : `must be a JSON number of yuan (35 or 35.5), not ${typeof i.input === 'string' ? `the string "${String(i.input).slice(0, 20)}"` : `a ${typeof i.input}`}`,
-    })
-    .positive()
-    .max(1_000_000)
-    // exact: 35.0000000001 is not 35.00 (amounts are validated, never rounded)
-    .refine((v) => Number(v.toFixed(2)) === v, { message: 'must have at most 2 decimals (fen)' }),
+  amount_cny: cnyAmount,
   provider: z.enum(QR_PROVIDERS),
   channel: z
     .enum(['qr', 'mobile'])
@@ -51,6 +49,12 @@ export const topUpOptionsSchema = consoleObject('TopUpOptions', {
     beneficiary: z.string().nullable(),
     bank: z.string().nullable(),
     account_number: z.string().nullable(),
+    contact: z
+      .string()
+      .nullable()
+      .describe(
+        'how to reach us about payments (PAYMENTS_CONTACT: an e-mail address or a URL), null when unset',
+      ),
   }),
 });
 
@@ -73,6 +77,7 @@ export function register(router: Router, deps: ApiDeps): void {
   const rules = { ...topUpPolicy(deps.config), cnyPerUsd: rate };
   const providers = deps.qrProviders ?? new Map();
   const maxOpen = deps.config.TOPUP_MAX_OPEN_ORDERS ?? 10;
+  const maxPerHour = deps.config.TOPUP_MAX_ORDERS_PER_HOUR ?? 30;
   const queryAfterMs = deps.config.TOPUP_QUERY_AFTER_MS ?? 5_000;
 
   /**
@@ -108,6 +113,7 @@ export function register(router: Router, deps: ApiDeps): void {
         beneficiary: deps.config.BANK_TRANSFER_BENEFICIARY ?? null,
         bank: deps.config.BANK_TRANSFER_BANK ?? null,
         account_number: deps.config.BANK_TRANSFER_ACCOUNT_NUMBER ?? null,
+        contact: deps.config.PAYMENTS_CONTACT ?? null,
       },
     });
   });
@@ -133,6 +139,7 @@ export function register(router: Router, deps: ApiDeps): void {
         rules,
         ttlSeconds,
         maxOpen,
+        maxPerHour,
         notifyBaseUrl: notifyBase,
         // on a phone the payer's browser pays, then comes back to this order in the console
         mobile:
@@ -153,7 +160,7 @@ export function register(router: Router, deps: ApiDeps): void {
           'amount_cny',
         );
       }
-      if (err instanceof TooManyOpenTopUpsError) {
+      if (err instanceof TooManyOpenTopUpsError || err instanceof TooManyTopUpsPerHourError) {
         throw new ApiError('rate_limit_exceeded', err.message, undefined, {
           'retry-after': String(err.retryAfterS),
         });
@@ -203,13 +210,18 @@ export const contracts: RouteContract[] = [
     {
       body: createTopUpBody,
       201: ok(topUpObjectSchema, 'Created'),
+      429: 'too many unpaid orders (TOPUP_MAX_OPEN_ORDERS) or unpaid orders created within the hour, cancelled ones included (TOPUP_MAX_ORDERS_PER_HOUR)',
       503: 'the payment provider is unavailable',
     },
   ),
-  op('GET /console/api/topups/:id', 'A top-up and its status (created, paid, credited, closed, expired)', {
-    200: topUpObjectSchema,
-    404: 'not found',
-  }),
+  op(
+    'GET /console/api/topups/:id',
+    'A top-up and its status (created, paid, credited, closed, expired, cancelled)',
+    {
+      200: topUpObjectSchema,
+      404: 'not found',
+    },
+  ),
   op('GET /console/api/topups', "The account's top-ups, newest first", {
     query: topUpListQuery,
     200: topUpPageSchema,

@@ -1,12 +1,9 @@
 import { imagesResponse } from '@mediagate/shared/contracts';
-import { imageRequestSchema, parseImageRequest } from '@mediagate/shared/images';
+import { imageRequestSchema } from '@mediagate/shared/images';
 import type { Router } from 'express';
 import type { ApiDeps } from '../deps';
-import { answerImages, imageModelFor, objectBody } from '../image-answers';
+import { generateImageHandlers } from '../image-handlers';
 import { requireApiKey } from '../middleware/auth';
-import { parseBody } from '../middleware/body';
-import { admitBody, leastPriceAmong } from '../middleware/body-admission';
-import { requireModelAllowed } from '../model-permission';
 import { type ContractDeps, endpoint, type Route, type RouteContract } from '../route';
 
 /**
@@ -15,22 +12,7 @@ import { type ContractDeps, endpoint, type Route, type RouteContract } from '../
  * OpenAI images shape plus `requested` and `delivered`.
  */
 export function register(router: Router, deps: ApiDeps): void {
-  router.post(
-    '/images/generations',
-    requireApiKey(deps),
-    admitBody(deps, {
-      limitBytes: deps.config.IMAGE_BODY_LIMIT_BYTES,
-      models: 'image model',
-      leastPrice: leastPriceAmong(deps.catalog.images().map((m) => ({ id: m.id, price: m.priceMicroUsd }))),
-    }),
-    ...parseBody({ limitBytes: deps.config.IMAGE_BODY_LIMIT_BYTES }),
-    async (req, res) => {
-      const body = objectBody(req.body);
-      const model = imageModelFor(deps.catalog, body.model);
-      requireModelAllowed(req, model.id);
-      await answerImages(deps, req, res, parseImageRequest(model, body));
-    },
-  );
+  router.post('/images/generations', ...generateImageHandlers(deps, [requireApiKey(deps)]));
 }
 
 /** The request body is the catalog's: every field some image model takes (`imageRequestSchema`). */

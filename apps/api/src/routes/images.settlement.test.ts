@@ -88,7 +88,9 @@ describe('settlement of an image call', () => {
     const requestIds = answers.map((r) => r.headers.get('x-request-id'));
     const delivered = (
       await Promise.all(
-        answers.map(async (r) => (r.status === 200 ? ((await r.json()) as { delivered: number }).delivered : 0)),
+        answers.map(async (r) =>
+          r.status === 200 ? ((await r.json()) as { delivered: number }).delivered : 0,
+        ),
       )
     ).reduce((a, b) => a + b, 0);
     expect(answers.every((r) => r.status === 200 || r.status === 400)).toBe(true);

@@ -1,9 +1,10 @@
 import { ApiError } from '@mediagate/shared/errors';
 import { TASK_ID_PATTERN } from '@mediagate/shared/ids';
-import { getTaskMedia, VARIANT_OF_FILE } from '@mediagate/shared/media';
+import { VARIANT_OF_FILE } from '@mediagate/shared/media';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
+import { firstFrameOrMedia } from '../media/first-frame';
 import { sendTaskMedia, taskMediaAnswers } from '../media/task-media-response';
 import { endpoint, type Route } from '../route';
 
@@ -42,7 +43,7 @@ export function register(router: Router, deps: ApiDeps): void {
     }
     await sendTaskMedia(req, res, {
       storage: deps.media.storage,
-      media: await getTaskMedia(deps.database.db, taskId),
+      media: await firstFrameOrMedia(deps, res, taskId, variant),
       variant,
       redirectToStorage: true,
       disposition: query.data.download ? 'attachment' : 'inline',

@@ -5,6 +5,7 @@ import {
   type NotificationAnswer,
   PaymentVerificationError,
   QR_PROVIDERS,
+  settleRefundNotification,
   settleTopUpPayment,
 } from '@mediagate/shared/payments';
 import express, { type Router } from 'express';
@@ -18,7 +19,11 @@ import { endpoints, type Route, type RouteContract } from '../route';
  * platform certificate or public key), freshness and our app id / mchid before anything is read;
  * then the order named by out_trade_no must exist and belong to this provider. A payment is
  * settled by the rule the reconciler follows too (settleTopUpPayment): credited once per order
- * with the order's amount, held for an operator with another; repeats are acknowledged.
+ * with the order's amount, held for an operator with another; repeats are acknowledged. A refund
+ * (Alipay's notification with out_biz_no and refund_fee, WeChat Pay's REFUND.*) takes the refunded
+ * share of the credit back once per refund (settleRefundNotification), or is held for an operator
+ * when it reports more than is left of the payment: acknowledged either way, never answered 500
+ * for ever.
  * Answers follow each protocol: `success` for Alipay, 204 or `{code:"FAIL"}` for WeChat Pay.
  */
 export function register(router: Router, deps: ApiDeps): void {
@@ -61,6 +66,22 @@ export function register(router: Router, deps: ApiDeps): void {
         const order = await getTopUpOrder(db, n.orderId);
         if (!order || order.provider !== name) {
           return refuse('unknown_order', 'unknown order', 404, { orderId: n.orderId.slice(0, 64) });
+        }
+        if (n.refund) {
+          // a refund (ours, or one made in the merchant portal): the refunded share of the credit
+          // is taken back once per refund number, never below a balance of 0; one reported for
+          // more than is left of the payment is held for an operator (and acknowledged too)
+          const outcome = await settleRefundNotification(db, provider, order, n.refund, {
+            metrics: deps.metrics,
+            logger: req.log,
+          });
+          req.log.info(
+            { provider: name, orderId: order.id, refundNo: n.refund.refundNo.slice(0, 64), outcome },
+            'refund notification',
+          );
+          count('accepted');
+          send(provider.acknowledge());
+          return;
         }
         if (!n.paid) {
           // another kind of event (closed, refunded): nothing to credit, stop the retries

@@ -1,8 +1,8 @@
 import { ApiError } from '@mediagate/shared/errors';
-import { getTaskMedia } from '@mediagate/shared/media';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
+import { firstFrameOrMedia } from '../media/first-frame';
 import { sendTaskMedia, taskMediaAnswers } from '../media/task-media-response';
 import { principalOf, requireApiKey } from '../middleware/auth';
 import { endpoint, type Route } from '../route';
@@ -45,7 +45,7 @@ export function register(router: Router, deps: ApiDeps): void {
     }
     await sendTaskMedia(req, res, {
       storage: deps.media.storage,
-      media: await getTaskMedia(deps.database.db, taskId),
+      media: await firstFrameOrMedia(deps, res, taskId, variant),
       variant,
       redirectToStorage: false,
       disposition: 'attachment',

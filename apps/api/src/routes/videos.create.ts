@@ -186,11 +186,15 @@ export function createVideoHandlers(deps: ApiDeps, authenticate: RequestHandler[
       requireModelAllowed(req, model.id);
       const body = createVideoBody.parse(req.body);
       const { metadata, price } = normalizeForModel(model, body);
-      await requirePublicUrls(deps.ssrf, [
-        ['metadata.callback_url', body.metadata.callback_url],
-        ['metadata.input.img_url', body.metadata.input.img_url],
-        ['metadata.input.audio_url', body.metadata.input.audio_url],
-      ]);
+      await requirePublicUrls(
+        deps.ssrf,
+        [
+          ['metadata.callback_url', body.metadata.callback_url],
+          ['metadata.input.img_url', body.metadata.input.img_url, 'input'],
+          ['metadata.input.audio_url', body.metadata.input.audio_url, 'input'],
+        ],
+        deps.config.PUBLIC_BASE_URL,
+      );
       const requestId = String(req.id);
       const idempotency = idempotencyClaim(req.header('idempotency-key'), body);
       if (idempotency) {

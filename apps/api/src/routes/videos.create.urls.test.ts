@@ -81,6 +81,47 @@ describe('POST /v1/videos: SSRF check of the URLs at creation', () => {
     expect(audio.param).toBe('metadata.input.audio_url');
   });
 
+  it("takes an input that links to the gateway's own media at a loopback address, and nothing else there", async () => {
+    // as under `npm start`: the gateway publishes itself at a loopback address, uploads included
+    const own = await startTestApi({ resolve, PUBLIC_BASE_URL: 'http://127.0.0.1:18080' });
+    try {
+      const { key: k } = await own.account(5);
+      const upload = 'http://127.0.0.1:18080/media/uploads/up_01.png?exp=1&sig=x';
+      const ok = await create(videoBody({ metadata: { input: { img_url: upload } } }), k, own);
+      expect(ok.status).toBe(200);
+      for (const img_url of [
+        'http://127.0.0.1:18080/admin/api/accounts',
+        'http://127.0.0.1:18080/media/../admin/api/accounts',
+        'http://127.0.0.1:18081/media/uploads/up_01.png',
+        'https://127.0.0.1:18080/media/uploads/up_01.png',
+        'http://user:pw@127.0.0.1:18080/media/uploads/up_01.png',
+        'http://127.0.0.1:18080.internal.test/media/uploads/up_01.png',
+      ]) {
+        const err = await expectError(
+          await create(videoBody({ metadata: { input: { img_url } } }), k, own),
+          400,
+          'invalid_request',
+        );
+        expect(err.param).toBe('metadata.input.img_url');
+      }
+      // a callback is something the gateway calls: its own address is judged like any other
+      const hook = await expectError(
+        await create(
+          videoBody({
+            metadata: { input: { img_url: upload }, callback_url: 'http://127.0.0.1:18080/media/x' },
+          }),
+          k,
+          own,
+        ),
+        400,
+        'invalid_request',
+      );
+      expect(hook.param).toBe('metadata.callback_url');
+    } finally {
+      await own.close();
+    }
+  });
+
   it('accepts names that resolve to public addresses, and names that do not resolve at all', async () => {
     for (const url of [
       'https://public.test/hook',

@@ -12,10 +12,11 @@ import {
   thumbnailKey,
   videoKey,
 } from '@mediagate/shared/media';
-import { failTask, startTask, succeedTask } from '@mediagate/shared/tasks';
+import { failTask, getTask, startTask, succeedTask, TaskEventPublisher } from '@mediagate/shared/tasks';
 import { waitFor } from '@mediagate/shared/testing';
 import { contractFor, expectContract } from '../../test/contract';
 import { call, expectError, startTestApi, type TestApi, videoBody } from '../../test/harness';
+import { firstFrameWaiters } from '../media/first-frame';
 import * as videosDelete from './videos.delete';
 
 const SAMPLE = path.resolve(__dirname, '../../../upstream-sim/assets/sample.mp4');
@@ -57,24 +58,27 @@ async function succeeded(opts: { stored?: boolean } = {}): Promise<string> {
       media: api.deps.media.signer.linksFor(id, expiresAt),
     },
   );
-  if (opts.stored !== false) {
-    const { storage } = api.deps.media;
-    const put = await storage.put(videoKey(id), Readable.from([sampleBytes]), {
-      contentType: 'video/mp4',
-      maxBytes: 1e9,
-    });
-    const jpeg = await firstFrameJpeg('ffmpeg', await storage.readableLocation(videoKey(id)));
-    await storage.put(thumbnailKey(id), Readable.from([jpeg]), { contentType: 'image/jpeg', maxBytes: 1e9 });
-    await markMediaStored(api.database.db, id, {
-      storageKey: videoKey(id),
-      bytes: put.bytes,
-      sha256: put.sha256,
-      contentType: 'video/mp4',
-      thumbnailKey: thumbnailKey(id),
-      thumbnailBytes: jpeg.length,
-    });
-  }
+  if (opts.stored !== false) await storeCopy(id);
   return id;
+}
+
+/** The media copy as the worker makes it: the video and its first frame stored, the row marked. */
+async function storeCopy(id: string): Promise<void> {
+  const { storage } = api.deps.media;
+  const put = await storage.put(videoKey(id), Readable.from([sampleBytes]), {
+    contentType: 'video/mp4',
+    maxBytes: 1e9,
+  });
+  const jpeg = await firstFrameJpeg('ffmpeg', await storage.readableLocation(videoKey(id)));
+  await storage.put(thumbnailKey(id), Readable.from([jpeg]), { contentType: 'image/jpeg', maxBytes: 1e9 });
+  await markMediaStored(api.database.db, id, {
+    storageKey: videoKey(id),
+    bytes: put.bytes,
+    sha256: put.sha256,
+    contentType: 'video/mp4',
+    thumbnailKey: thumbnailKey(id),
+    thumbnailBytes: jpeg.length,
+  });
 }
 
 const taskObject = async (id: string, key = owner.key) =>
@@ -147,7 +151,9 @@ describe('GET /v1/videos/:id/content', () => {
       contractFor('get /v1/videos/:taskId/content').responses[206]?.contentType,
     );
     expect(Buffer.compare(await bytesOf(tail), sampleBytes.subarray(-100))).toBe(0);
-    const etag = (await content(id)).headers.get('etag')!;
+    const whole = await content(id);
+    await whole.arrayBuffer();
+    const etag = whole.headers.get('etag')!;
     const cached = await content(id, '', { 'if-none-match': etag });
     await expectContract(cached, contractFor('get /v1/videos/:taskId/content'), 304);
     const outside = await content(id, '', { range: `bytes=${sampleBytes.length + 10}-` });
@@ -175,7 +181,30 @@ describe('GET /v1/videos/:id/content', () => {
     });
     await expectContract(res, contractFor('get /v1/videos/:taskId/content'), 302);
     expect(res.headers.get('location')).toBe(VENDOR_URL);
-    await expectError(await content(id, '?variant=thumbnail'), 404, 'thumbnail_unavailable');
+    // a first frame waits for the copy, and is a 404 when it does not come in time
+    api.deps.media.firstFrameWaitMs = 200;
+    try {
+      await expectError(await content(id, '?variant=thumbnail'), 404, 'thumbnail_unavailable');
+    } finally {
+      delete api.deps.media.firstFrameWaitMs;
+    }
+  });
+
+  it('answers a first frame asked for while the copy runs once the copy is in, by link and by /content', async () => {
+    const id = await succeeded({ stored: false });
+    const link = new URL(String((await taskObject(id)).thumbnail_url));
+    const byLink = fetch(`${api.url}${link.pathname}${link.search}`);
+    const byContent = content(id, '?variant=thumbnail');
+    await waitFor(() => firstFrameWaiters() >= 2, { what: 'both requests to wait for the copy' });
+    await storeCopy(id);
+    // announced as the worker announces a stored copy
+    new TaskEventPublisher(api.redis, api.prefix).publish((await getTask(api.database.db, id))!);
+    for (const res of await Promise.all([byLink, byContent])) {
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('image/jpeg');
+      expect((await bytesOf(res)).subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
+    }
+    expect(firstFrameWaiters()).toBe(0);
   });
 
   it('answers 404 video_not_ready for a task that has no video', async () => {

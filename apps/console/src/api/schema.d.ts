@@ -86,6 +86,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/media/uploads/{file}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A playground upload by its URL, without credentials, until it expires */
+    get: operations['getMediaUploadsFile'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/media/{taskId}/{file}': {
     parameters: {
       query?: never;
@@ -565,6 +582,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/console/api/session': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Who is signed in: 200 with signed_in false without a session */
+    get: operations['getConsoleApiSession'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/console/api/tokens': {
     parameters: {
       query?: never;
@@ -839,6 +873,92 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/console/api/playground/images/generations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Generate images from the console, as the account's playground key: billed and limited like POST /v1/images/generations */
+    post: operations['postConsoleApiPlaygroundImagesGenerations'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/playground/images/edits': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Edit images from the console, as the account's playground key: billed and limited like POST /v1/images/edits */
+    post: operations['postConsoleApiPlaygroundImagesEdits'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/playground/images/download': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A playground image its host keeps, by the download link of its answer, as an attachment */
+    get: operations['getConsoleApiPlaygroundImagesDownload'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/playground/uploads': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The account’s uploads still served (not deleted, not expired), newest first, at most 100 */
+    get: operations['getConsoleApiPlaygroundUploads'];
+    put?: never;
+    /** Upload an image for a video's input (multipart field `file`); it is served at an unguessable URL until it expires */
+    post: operations['postConsoleApiPlaygroundUploads'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/playground/uploads/{uploadId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete one of the account’s uploads now */
+    delete: operations['deleteConsoleApiPlaygroundUploadsUploadId'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/console/api/videos/{taskId}/callbacks': {
     parameters: {
       query?: never;
@@ -1018,10 +1138,27 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A top-up and its status (created, paid, credited, closed, expired) */
+    /** A top-up and its status (created, paid, credited, closed, expired, cancelled) */
     get: operations['getConsoleApiTopupsId'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/console/api/topups/{id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel an unpaid top-up: closed at the provider; it no longer counts among open orders */
+    post: operations['postConsoleApiTopupsIdCancel'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1123,7 +1260,7 @@ export interface paths {
     /** An account's QR top-ups, newest first */
     get: operations['getAdminApiAccountsIdTopups'];
     put?: never;
-    /** Credit a bank transfer (idempotent per reference) */
+    /** Credit a bank transfer received in CNY (idempotent per reference) */
     post: operations['postAdminApiAccountsIdTopups'];
     delete?: never;
     options?: never;
@@ -1259,6 +1396,57 @@ export interface paths {
     };
     /** The account a bank-transfer memo's reference belongs to */
     get: operations['getAdminApiTransferReferencesReference'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/api/topups/{id}/refund': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Refund a paid QR top-up through its provider */
+    post: operations['postAdminApiTopupsIdRefund'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/api/topup-refunds': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Refunds of every top-up in one state (held: waiting for an operator), newest first */
+    get: operations['getAdminApiTopupRefunds'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/api/topups/{id}/refunds': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A top-up's refunds, oldest first */
+    get: operations['getAdminApiTopupsIdRefunds'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1673,6 +1861,15 @@ export interface components {
     } & {
       [key: string]: unknown;
     };
+    SessionState: {
+      /** @constant */
+      object: 'session_state';
+      signed_in: boolean;
+      /** @description the signed-in account; null when signed_in is false */
+      account: components['schemas']['Account'] | null;
+    } & {
+      [key: string]: unknown;
+    };
     CreatedToken: {
       object?: string;
       id: string;
@@ -1770,11 +1967,113 @@ export interface components {
       amount_usd: number;
       amount_micro_usd: number;
       ref: string | null;
+      /** @description English text, for older readers; `details` says the same in fields, for any language */
       reason: string | null;
+      /** @description what the entry is; null for an entry from before details whose text could not be read */
+      details: components['schemas']['LedgerDetails'] | null;
       created_at: number | null;
     } & {
       [key: string]: unknown;
     };
+    LedgerDetails:
+      | {
+          /** @constant */
+          cause: 'signup_credit';
+        }
+      | {
+          /** @constant */
+          cause: 'initial_credit';
+        }
+      | {
+          /** @constant */
+          cause: 'operator_grant';
+        }
+      | {
+          /** @constant */
+          cause: 'payment';
+          provider: string;
+          /** @description the provider's order (top_...) or the transfer's reference */
+          reference: string;
+          /** @description the amount the payer paid: yuan in fen, or dollars in micro-USD */
+          paid:
+            | {
+                /** @constant */
+                currency: 'CNY';
+                amount_fen: number;
+              }
+            | {
+                /** @constant */
+                currency: 'USD';
+                amount_micro_usd: number;
+              };
+        }
+      | {
+          /** @constant */
+          cause: 'video_task';
+          /** @description the call's model, from its usage record */
+          model: string | null;
+        }
+      | {
+          /** @constant */
+          cause: 'image_call';
+          /** @description the call's model, from its usage record */
+          model: string | null;
+          /** @description images requested */
+          units: number | null;
+        }
+      | {
+          /** @constant */
+          cause: 'task_failed';
+          /** @description the call's model, from its usage record */
+          model: string | null;
+          error_code: string;
+        }
+      | {
+          /** @constant */
+          cause: 'images_not_delivered';
+          /** @description the call's model, from its usage record */
+          model: string | null;
+          missing: number;
+          requested: number;
+        }
+      | {
+          /** @constant */
+          cause: 'image_call_failed';
+          /** @description the call's model, from its usage record */
+          model: string | null;
+        }
+      | {
+          /** @constant */
+          cause: 'unsettled';
+          /** @description the call's model, from its usage record */
+          model: string | null;
+          after_s: number;
+        }
+      | {
+          /** @constant */
+          cause: 'usage_settlement';
+          /** @description the call's model, from its usage record */
+          model: string | null;
+          quoted_micro_usd: number;
+          actual_micro_usd: number;
+          duration_s: number;
+          resolution: string;
+          audio: boolean;
+        }
+      | {
+          /** @constant */
+          cause: 'topup_refund';
+          provider: string;
+          order_id: string | null;
+          refund_fen: number;
+          topup_fen: number;
+        }
+      | {
+          /** @constant */
+          cause: 'operator';
+          /** @description the operator's own words */
+          note: string;
+        };
     UsagePage: {
       /** @constant */
       object: 'list';
@@ -1800,7 +2099,15 @@ export interface components {
       refunded_usd: number;
       refunded_micro_usd: number;
       outcome: string;
+      /** @description the call's answer time; for a video task, its create call's (see video.processing_ms) */
       latency_ms: number | null;
+      /** @description a video task's row: the video it stands for (units is 1) and how long the task took */
+      video: {
+        duration_s: number | null;
+        resolution: string | null;
+        /** @description from the task start to its end; null until it ends */
+        processing_ms: number | null;
+      } | null;
     } & {
       [key: string]: unknown;
     };
@@ -1844,6 +2151,12 @@ export interface components {
         needs_image: boolean;
         duration_seconds: number | null;
         resolution: string | null;
+        /** @description sizes to offer for an image model's `size` (its named sizes first); empty: it takes no size */
+        sizes: string[];
+        /** @description the most images one call may ask for (`n`); 1 for a video model */
+        max_n: number;
+        /** @description the most input images a call takes (0: from text only) */
+        max_input_images: number;
         /**
          * @description what price_usd pays for: one image, or one video task
          * @enum {string}
@@ -1929,6 +2242,62 @@ export interface components {
         prefix: string;
       } | null;
     };
+    PlaygroundImagesResponse: {
+      /** @description Unix seconds */
+      created: number;
+      data: {
+        url?: string;
+        b64_json?: string;
+        /** @description with url: /console/api/playground/images/download?…, the image as an attachment (this session only) */
+        download_url?: string;
+      }[];
+      usage?: {
+        [key: string]: unknown;
+      };
+      /** @description images asked for */
+      requested?: number;
+      /** @description images delivered (and billed) */
+      delivered?: number;
+    } & {
+      [key: string]: unknown;
+    };
+    PlaygroundUpload: {
+      /** @constant */
+      object: 'playground.upload';
+      id: string;
+      /** @description where the image is served without credentials until expires_at (a video’s img_url) */
+      url: string;
+      /** @enum {string} */
+      content_type: 'image/png' | 'image/jpeg' | 'image/webp';
+      bytes: number;
+      /** @description Unix seconds */
+      expires_at: number;
+    };
+    PlaygroundUploadList: {
+      /** @constant */
+      object: 'list';
+      data: {
+        /** @constant */
+        object: 'playground.upload';
+        id: string;
+        /** @description where the image is served without credentials until expires_at (a video’s img_url) */
+        url: string;
+        /** @enum {string} */
+        content_type: 'image/png' | 'image/jpeg' | 'image/webp';
+        bytes: number;
+        /** @description Unix seconds */
+        expires_at: number;
+        /** @description Unix seconds */
+        created_at: number;
+      }[];
+    };
+    PlaygroundUploadDeleted: {
+      id: string;
+      /** @constant */
+      object: 'playground.upload.deleted';
+      /** @constant */
+      deleted: true;
+    };
     WebhookTestResult: {
       object?: string;
       id: string;
@@ -1953,6 +2322,8 @@ export interface components {
         beneficiary: string | null;
         bank: string | null;
         account_number: string | null;
+        /** @description how to reach us about payments (PAYMENTS_CONTACT: an e-mail address or a URL), null when unset */
+        contact: string | null;
       };
     } & {
       [key: string]: unknown;
@@ -1961,13 +2332,18 @@ export interface components {
       /** @constant */
       object: 'topup';
       id: string;
-      /** @enum {string} */
-      status: 'created' | 'paid' | 'credited' | 'closed' | 'expired';
+      /**
+       * @description created: payable; paid: paid another amount, waits for an operator; credited; closed: refused by the provider; expired; cancelled: by its owner (a payment still made with its code is credited: the status then becomes credited)
+       * @enum {string}
+       */
+      status: 'created' | 'paid' | 'credited' | 'closed' | 'expired' | 'cancelled';
       /** @enum {string} */
       provider: 'alipay' | 'wechat';
       amount_cny: number;
       credit_usd: number;
       bonus_usd: number;
+      /** @description what the provider refunded of the payment so far (the refunded share of the credit was taken back) */
+      refunded_cny: number;
       /** @enum {string} */
       channel: 'qr' | 'mobile';
       /** @description the content to render as a QR code (channel qr) */
@@ -1978,6 +2354,7 @@ export interface components {
       created_at: number;
       paid_at: number | null;
       credited_at: number | null;
+      cancelled_at: number | null;
     } & {
       [key: string]: unknown;
     };
@@ -2007,6 +2384,9 @@ export interface components {
       reference: string;
       /** @description false: this reference was credited before */
       credited: boolean;
+      /** @description what the bank received */
+      amount_cny: number;
+      /** @description the credit it bought, at TOPUP_CNY_PER_USD */
       amount_usd: number;
       bonus_usd: number;
     } & {
@@ -2079,6 +2459,49 @@ export interface components {
     } & {
       [key: string]: unknown;
     };
+    TopUpRefund: {
+      /** @constant */
+      object: 'topup_refund';
+      /** @description also the merchant refund number sent to the provider */
+      id: string;
+      topup_id: string;
+      account_id: string;
+      /** @enum {string} */
+      provider: 'alipay' | 'wechat';
+      /**
+       * @description provider: made in the merchant portal, learnt from its notification
+       * @enum {string}
+       */
+      origin: 'operator' | 'provider';
+      /**
+       * @description held: the provider reported it for more than is left of the payment; nothing was debited, an operator settles it
+       * @enum {string}
+       */
+      status: 'pending' | 'succeeded' | 'failed' | 'held';
+      amount_cny: number;
+      /** @description the credit taken back from the balance */
+      debit_usd: number;
+      debit_micro_usd: number;
+      /** @description the refunded share of the credit the balance could not cover (already spent) */
+      uncovered_usd: number;
+      uncovered_micro_usd: number;
+      reason: string | null;
+      /** @description the provider's reason for a failed refund; what was reported for a held one */
+      failure: string | null;
+      provider_refund_id: string | null;
+      created_at: number;
+      succeeded_at: number | null;
+    } & {
+      [key: string]: unknown;
+    };
+    TopUpRefundList: {
+      /** @constant */
+      object: 'list';
+      data: components['schemas']['TopUpRefund'][];
+      has_more?: boolean;
+      first_id?: string | null;
+      last_id?: string | null;
+    };
     QueueList: {
       /** @constant */
       object: 'list';
@@ -2119,6 +2542,8 @@ export interface components {
         | 'account.limits'
         | 'account.topup'
         | 'account.adjustment'
+        | 'topup.refund'
+        | 'topup.refund_outcome'
         | 'task.retry'
         | 'queue.pause'
         | 'queue.resume'
@@ -2127,7 +2552,7 @@ export interface components {
       /** @description the account's e-mail (null: no account, or it is gone) */
       account_email: string | null;
       /** @enum {string} */
-      target_type: 'account' | 'task' | 'queue' | 'webhook_endpoint';
+      target_type: 'account' | 'task' | 'queue' | 'webhook_endpoint' | 'topup';
       target_id: string;
       /** @description the changed values before the action (API names and units) */
       before: {
@@ -2337,6 +2762,53 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getMediaUploadsFile: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        file: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the image */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'image/png': string;
+        };
+      };
+      /** @description not modified (If-None-Match matches the ETag) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description no such upload, or it has expired or was deleted */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
       };
       /** @description error (every non-2xx answer has this shape) */
       default: {
@@ -3645,6 +4117,35 @@ export interface operations {
       };
     };
   };
+  getConsoleApiSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SessionState'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   getConsoleApiTokens: {
     parameters: {
       query?: never;
@@ -4379,6 +4880,456 @@ export interface operations {
       };
     };
   };
+  postConsoleApiPlaygroundImagesGenerations: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          model: string;
+          prompt: string;
+          n?: number;
+          /** @description WxH, or a named size (1K/2K/4K) where the model offers them; "auto" */
+          size?: string;
+          /** @enum {string} */
+          response_format?: 'url' | 'b64_json';
+          /** @description reference image URLs or data URLs */
+          image?: string | string[];
+          /** @description accepted and ignored */
+          user?: string;
+          /** @constant */
+          stream?: false;
+          /** @enum {string} */
+          sequential_image_generation?: 'auto' | 'disabled';
+          sequential_image_generation_options?: {
+            max_images?: number;
+          };
+          /** @description add the vendor watermark (Seedream defaults to true) (seedream-4.5, seedream-4.0, seedream-3.0, qwen-image-edit; see GET /v1/models/{id}) */
+          watermark?: boolean;
+          /** @description random seed; -1 picks one (seedream-3.0, qwen-image-edit; see GET /v1/models/{id}) */
+          seed?: number;
+          /** @description how closely the image follows the prompt (seedream-3.0; see GET /v1/models/{id}) */
+          guidance_scale?: number;
+          /** @description what the image should not show (qwen-image-edit; see GET /v1/models/{id}) */
+          negative_prompt?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description the images, each hosted one with its download link */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlaygroundImagesResponse'];
+        };
+      };
+      /** @description balance too low */
+      402: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the playground key is disabled, or may not use the model */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unknown model */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the account holds the most keys it may, and the playground needs one */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description over the key's requests per minute */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postConsoleApiPlaygroundImagesEdits: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description defaults to the first image-edit model */
+          model?: string;
+          prompt: string;
+          n?: number;
+          /** @description WxH, or a named size (1K/2K/4K) where the model offers them; "auto" */
+          size?: string;
+          /** @enum {string} */
+          response_format?: 'url' | 'b64_json';
+          /** @description the image files to edit (in JSON: URLs or data URLs) */
+          image: string[];
+          /** @description accepted and ignored */
+          user?: string;
+          /** @constant */
+          stream?: false;
+          /** @enum {string} */
+          sequential_image_generation?: 'auto' | 'disabled';
+          sequential_image_generation_options?: {
+            max_images?: number;
+          };
+          /** @description add the vendor watermark (Seedream defaults to true) (seedream-4.5, seedream-4.0, qwen-image-edit; see GET /v1/models/{id}) */
+          watermark?: boolean;
+          /** @description what the image should not show (qwen-image-edit; see GET /v1/models/{id}) */
+          negative_prompt?: string;
+          /** @description random seed (qwen-image-edit; see GET /v1/models/{id}) */
+          seed?: number;
+        };
+        'multipart/form-data': {
+          /** @description defaults to the first image-edit model */
+          model?: string;
+          prompt: string;
+          n?: number;
+          /** @description WxH, or a named size (1K/2K/4K) where the model offers them; "auto" */
+          size?: string;
+          /** @enum {string} */
+          response_format?: 'url' | 'b64_json';
+          /** @description the image files to edit (in JSON: URLs or data URLs) */
+          image: string[];
+          /** @description accepted and ignored */
+          user?: string;
+          /** @constant */
+          stream?: false;
+          /** @enum {string} */
+          sequential_image_generation?: 'auto' | 'disabled';
+          sequential_image_generation_options?: {
+            max_images?: number;
+          };
+          /** @description add the vendor watermark (Seedream defaults to true) (seedream-4.5, seedream-4.0, qwen-image-edit; see GET /v1/models/{id}) */
+          watermark?: boolean;
+          /** @description what the image should not show (qwen-image-edit; see GET /v1/models/{id}) */
+          negative_prompt?: string;
+          /** @description random seed (qwen-image-edit; see GET /v1/models/{id}) */
+          seed?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description the images, each hosted one with its download link */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlaygroundImagesResponse'];
+        };
+      };
+      /** @description balance too low */
+      402: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the playground key is disabled, or may not use the model */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unknown model */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the account holds the most keys it may, and the playground needs one */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description over the key's requests per minute */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiPlaygroundImagesDownload: {
+    parameters: {
+      query?: {
+        url?: string;
+        exp?: string;
+        sig?: string;
+        name?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the image (PNG, JPEG or WebP) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'image/png': string;
+        };
+      };
+      /** @description invalid_media_link: not a link made for this account */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the link expired, or the host no longer keeps the image */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the host could not be reached */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getConsoleApiPlaygroundUploads: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlaygroundUploadList'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postConsoleApiPlaygroundUploads: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'multipart/form-data': {
+          /**
+           * Format: binary
+           * @description a PNG, JPEG or WebP image
+           */
+          file: string;
+        };
+      };
+    };
+    responses: {
+      /** @description the upload, with the URL to give as metadata.input.img_url */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlaygroundUpload'];
+        };
+      };
+      /** @description no file, or not a PNG, JPEG or WebP image */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the balance does not cover the cheapest video */
+      402: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the playground key is disabled */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the image is over PLAYGROUND_UPLOAD_MAX_BYTES */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description over the key's requests per minute, or the account's uploads a day (Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteConsoleApiPlaygroundUploadsUploadId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        uploadId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlaygroundUploadDeleted'];
+        };
+      };
+      /** @description no such upload of this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   getConsoleApiVideosTaskIdCallbacks: {
     parameters: {
       query?: never;
@@ -4761,6 +5712,15 @@ export interface operations {
           'application/json': components['schemas']['TopUp'];
         };
       };
+      /** @description too many unpaid orders (TOPUP_MAX_OPEN_ORDERS) or unpaid orders created within the hour, cancelled ones included (TOPUP_MAX_ORDERS_PER_HOUR) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description the payment provider is unavailable */
       503: {
         headers: {
@@ -4803,6 +5763,64 @@ export interface operations {
       };
       /** @description not found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postConsoleApiTopupsIdCancel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TopUp'];
+        };
+      };
+      /** @description not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description paid, ended, or the payer is completing the payment (the order stays open) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the payment provider could not be reached; nothing changed */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -5040,7 +6058,8 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          amount_usd: number;
+          /** @description the CNY amount the bank received, at most 2 decimals; credited at TOPUP_CNY_PER_USD with the bonus of QR top-ups */
+          amount_cny: number;
           reference: string;
           note?: string;
           transfer_reference?: string;
@@ -5398,6 +6417,145 @@ export interface operations {
       };
     };
   };
+  postAdminApiTopupsIdRefund: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description what to refund, in CNY; default: all that is left of the payment */
+          amount_cny?: number;
+          /** @description why; recorded in the audit log and sent to the provider */
+          reason: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TopUpRefund'];
+        };
+      };
+      /** @description under way: finished by the notification or the reconciler */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TopUpRefund'];
+        };
+      };
+      /** @description no such top-up */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the provider refused (its reason in the message), the top-up is not paid, or more than is left was asked */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getAdminApiTopupRefunds: {
+    parameters: {
+      query?: {
+        status?: 'pending' | 'succeeded' | 'failed' | 'held';
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TopUpRefundList'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getAdminApiTopupsIdRefunds: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TopUpRefundList'];
+        };
+      };
+      /** @description no such top-up */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description error (every non-2xx answer has this shape) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   getAdminApiQueues: {
     parameters: {
       query?: never;
@@ -5500,6 +6658,8 @@ export interface operations {
           | 'account.limits'
           | 'account.topup'
           | 'account.adjustment'
+          | 'topup.refund'
+          | 'topup.refund_outcome'
           | 'task.retry'
           | 'queue.pause'
           | 'queue.resume'

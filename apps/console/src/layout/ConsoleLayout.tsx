@@ -192,12 +192,11 @@ export function ConsoleLayout() {
             </Button>
           </Dropdown>
         </Layout.Header>
+        {/* the page's one main landmark (Layout.Content is a <main>) */}
         <Layout.Content style={{ padding: wide ? 24 : 12 }}>
-          <main>
-            <Suspense fallback={<Spin />}>
-              <Outlet />
-            </Suspense>
-          </main>
+          <Suspense fallback={<Spin />}>
+            <Outlet />
+          </Suspense>
         </Layout.Content>
       </Layout>
     </Layout>

@@ -31,6 +31,8 @@ const FIELDS: Record<string, MessageKey> = {
   url: 'field.url',
   model: 'field.model',
   prompt: 'field.prompt',
+  file: 'field.image',
+  image: 'field.image',
   provider: 'field.provider',
 };
 

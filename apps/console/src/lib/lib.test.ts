@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { selectedKey } from '../layout/ConsoleLayout';
 import { csvField, fetchAllPages, toCsv } from './csv';
-import { formatUsd, formatUsdExact } from './format';
+import { formatCny, formatFen, formatMicroUsd, formatUsd } from './format';
 import { isIpRule } from './ip';
 import { passwordStrength } from './password';
 import { looksLikeTransferReference, transferReference } from './reference';
@@ -99,41 +99,82 @@ describe('top-up preview', () => {
     min_amount_cny: 35,
     bonus_threshold_cny: 500,
     bonus_percent: 10,
-    bank_transfer: { reference: 'MG0123456789', beneficiary: null, bank: null, account_number: null },
+    bank_transfer: {
+      reference: 'MG0123456789',
+      beneficiary: null,
+      bank: null,
+      account_number: null,
+      contact: null,
+    },
   };
   it('says below the minimum, the credit at the rate, and the bonus from the threshold', () => {
     expect(topUpPreview(20, options)).toMatchObject({ belowMin: true });
     expect(topUpPreview(35, options)).toMatchObject({
       belowMin: false,
-      creditUsd: 7,
-      bonusUsd: 0,
+      creditMicroUsd: 7_000_000,
+      bonusMicroUsd: 0,
       bonus: false,
     });
-    expect(topUpPreview(499.99, options)).toMatchObject({ bonus: false, bonusUsd: 0 });
+    // exact to the micro-USD: 499.99 CNY is 99.998 USD, below the 100 USD of the bonus
+    expect(topUpPreview(499.99, options)).toMatchObject({
+      creditMicroUsd: 99_998_000,
+      bonus: false,
+      bonusMicroUsd: 0,
+    });
     expect(topUpPreview(500, options)).toMatchObject({
-      creditUsd: 100,
-      bonusUsd: 10,
-      totalUsd: 110,
+      creditMicroUsd: 100_000_000,
+      bonusMicroUsd: 10_000_000,
+      totalMicroUsd: 110_000_000,
       bonus: true,
     });
-    expect(topUpPreview(undefined, options)).toMatchObject({ belowMin: true, creditUsd: 0 });
+    expect(topUpPreview(1234.57, options)).toMatchObject({
+      creditMicroUsd: 246_914_000,
+      bonusMicroUsd: 24_691_400,
+    });
+    expect(topUpPreview(undefined, options)).toMatchObject({ belowMin: true, creditMicroUsd: 0 });
   });
   it('knows which states are final', () => {
     expect(
-      ['created', 'paid', 'credited', 'closed', 'expired'].map((s) => topUpFinished(s as never)),
-    ).toEqual([false, false, true, true, true]);
+      ['created', 'paid', 'credited', 'closed', 'expired', 'cancelled'].map((s) => topUpFinished(s as never)),
+    ).toEqual([false, false, true, true, true, true]);
   });
 });
 
-describe('USD display', () => {
+describe('USD display: exact, never rounded', () => {
   it.each([
     [0.05, '$0.05'],
     [4.75, '$4.75'],
     [0.000123, '$0.000123'],
     [-0.3, '-$0.30'],
-    [1234.5, '$1234.50'],
+    [1234.5, '$1,234.50'],
+    // a 499.99 CNY top-up at 5 CNY per USD
+    [99.998, '$99.998'],
+    [99.999999, '$99.999999'],
+    [1234567.000001, '$1,234,567.000001'],
+    [20, '$20.00'],
+    [-12.345678, '-$12.345678'],
+    [1.1, '$1.10'],
     [null, '—'],
   ])('%s -> %s', (v, text) => expect(formatUsd(v)).toBe(text));
+  it.each([
+    [99_998_000, '$99.998'],
+    [50_000, '$0.05'],
+    [-125_000, '-$0.125'],
+    [1_234_567_891, '$1,234.567891'],
+    [0, '$0.00'],
+  ])('%s micro-USD -> %s', (v, text) => expect(formatMicroUsd(v)).toBe(text));
+});
+
+describe('CNY display', () => {
+  it.each([
+    [49_999, '¥499.99'],
+    [3_500, '¥35.00'],
+    [123_456_705, '¥1,234,567.05'],
+  ])('%s fen -> %s', (fen, text) => expect(formatFen(fen)).toBe(text));
+  it('reads yuan as the API gives them', () => {
+    expect(formatCny(499.99)).toBe('¥499.99');
+    expect(formatCny(0.07)).toBe('¥0.07');
+  });
 });
 
 describe('the menu entry of a page', () => {
@@ -200,18 +241,34 @@ describe('a transfer memo reference', () => {
   });
 });
 
-describe('an exact dollar amount', () => {
-  it.each([
-    [20, '$20.00'],
-    [-12.345678, '-$12.345678'],
-    [0.5, '$0.50'],
-    [1.1, '$1.10'],
-  ])('%s is %s', (usd, text) => {
-    expect(formatUsdExact(usd)).toBe(text);
-  });
-});
-
 describe('snippets', () => {
+  it('writes an edit as the multipart form with the local file, and n and size only when chosen', async () => {
+    const { snippet } = await import('./snippets');
+    const base = 'https://api.example.com/v1';
+    const edit = {
+      kind: 'image-edit' as const,
+      model: 'qwen-image-edit',
+      prompt: 'a scarf',
+      n: 2,
+      fileName: 'fox.png',
+    };
+    const curl = snippet('curl', edit, base);
+    expect(curl).toContain(`${base}/images/edits`);
+    expect(curl).toContain("-F 'image=@fox.png'");
+    expect(curl).toContain("-F 'n=2'");
+    expect(curl).not.toContain('size');
+    expect(snippet('node', edit, base)).toContain('image: fs.createReadStream("fox.png")');
+    expect(snippet('python', edit, base)).toContain('with open("fox.png", "rb") as f:');
+    expect(snippet('python', edit, base)).toContain(
+      'client.images.edit(image=f, model="qwen-image-edit", prompt="a scarf", n=2)',
+    );
+    const one = { kind: 'image' as const, model: 'seedream-4.0', prompt: 'a fox', n: 1, size: '2K' };
+    expect(snippet('curl', one, base)).toContain(`'{"model":"seedream-4.0","prompt":"a fox","size":"2K"}'`);
+    expect(snippet('node', one, base)).toContain(
+      'client.images.generate({ model: "seedream-4.0", prompt: "a fox", size: "2K" })',
+    );
+  });
+
   it('keeps the key out of the code and quotes what the shell would otherwise read', async () => {
     const { snippet } = await import('./snippets');
     const call = { kind: 'image' as const, model: 'seedream-4.0', prompt: "a boat's $HOME" };

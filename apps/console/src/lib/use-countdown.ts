@@ -16,3 +16,14 @@ export function useCountdown(): [number, (seconds: number) => void] {
   }, []);
   return [Math.max(0, Math.ceil((until - now) / 1_000)), start];
 }
+
+/** Seconds from now until `at` (Unix seconds), ticking once a second; null without a time. */
+export function useSecondsUntil(at: number | null | undefined): number | null {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!at) return;
+    const timer = setInterval(() => setNow(Date.now()), 1_000);
+    return () => clearInterval(timer);
+  }, [at]);
+  return at ? Math.max(0, Math.round(at - now / 1000)) : null;
+}

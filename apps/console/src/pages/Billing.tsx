@@ -2,14 +2,17 @@ import { DownloadOutlined } from '@ant-design/icons';
 import { type QueryFunction, type QueryKey, useQuery, useQueryClient } from '@tanstack/react-query';
 import { App, Button, Select, Space, type TableColumnsType, Tabs, Tag, Typography } from 'antd';
 import { type ReactNode, useState } from 'react';
-import { useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { $api } from '../api/client';
 import type { components } from '../api/schema';
 import { useErrorText } from '../components/ErrorAlert';
+import { ledgerColumns } from '../components/ledger-columns';
 import { ListCard, type Pager, usePager } from '../components/ListCard';
 import { type Translate, useT } from '../i18n/i18n';
 import { downloadCsv, fetchAllPages, toCsv } from '../lib/csv';
-import { formatTime, formatUsd } from '../lib/format';
+import { formatMicroUsd, formatTime } from '../lib/format';
+import { PageTitle } from '../components/PageTitle';
+import { ledgerReason } from '../lib/ledger-words';
 
 type LedgerEntry = components['schemas']['LedgerEntry'];
 type UsageRecord = components['schemas']['UsageRecord'];
@@ -24,7 +27,7 @@ export const ledgerCsvColumns = (t: Translate) => [
   { header: t('billing.kind'), value: (e: LedgerEntry) => e.kind },
   { header: t('billing.amountUsd'), value: (e: LedgerEntry) => e.amount_usd },
   { header: t('billing.reference'), value: (e: LedgerEntry) => e.ref },
-  { header: t('billing.reason'), value: (e: LedgerEntry) => e.reason },
+  { header: t('billing.reason'), value: (e: LedgerEntry) => ledgerReason(t, e) },
 ];
 
 export const usageCsvColumns = (t: Translate) => [
@@ -35,12 +38,24 @@ export const usageCsvColumns = (t: Translate) => [
   { header: t('billing.reference'), value: (u: UsageRecord) => u.ref },
   { header: t('billing.key'), value: (u: UsageRecord) => u.token?.name ?? '' },
   { header: t('billing.model'), value: (u: UsageRecord) => u.model },
-  { header: t('billing.units'), value: (u: UsageRecord) => u.units },
+  { header: t('billing.units'), value: (u: UsageRecord) => usageUnits(u) },
   { header: t('billing.costUsd'), value: (u: UsageRecord) => u.cost_usd },
   { header: t('billing.refundedUsd'), value: (u: UsageRecord) => u.refunded_usd },
   { header: t('billing.outcome'), value: (u: UsageRecord) => u.outcome },
-  { header: t('billing.latency'), value: (u: UsageRecord) => u.latency_ms },
+  // an image call's answer time; a video task's run (its create call's answer says nothing of it)
+  {
+    header: t('billing.latency'),
+    value: (u: UsageRecord) => (u.video ? (u.video.processing_ms ?? '') : u.latency_ms),
+  },
 ];
+
+/** What a row's units are: images for an image call, the video (seconds, resolution) for a task. */
+export const usageUnits = (u: UsageRecord): string | number =>
+  u.video
+    ? [u.video.duration_s === null ? null : `${u.video.duration_s} s`, u.video.resolution]
+        .filter(Boolean)
+        .join(' · ') || '—'
+    : u.units;
 
 interface Page<R> {
   data: R[];
@@ -158,18 +173,7 @@ function LedgerTab() {
       csvColumns={ledgerCsvColumns(t)}
       scrollX={640}
       empty={t('billing.noLedger')}
-      columns={[
-        timeColumn(t),
-        { title: t('billing.kind'), dataIndex: 'kind', render: (k: Kind) => <Tag>{t(`kind.${k}`)}</Tag> },
-        {
-          title: t('billing.amount'),
-          dataIndex: 'amount_usd',
-          align: 'right',
-          render: (v: number) => <span style={{ color: v < 0 ? '#cf1322' : '#389e0d' }}>{formatUsd(v)}</span>,
-        },
-        { title: t('billing.reference'), dataIndex: 'ref', render: (r: string | null) => r ?? '—' },
-        { title: t('billing.reason'), dataIndex: 'reason', render: (r: string | null) => r ?? '—' },
-      ]}
+      columns={ledgerColumns(t)}
     />
   );
 }
@@ -210,18 +214,18 @@ function UsageTab() {
         { title: t('billing.model'), dataIndex: 'model', render: (m: string | null) => m ?? '—' },
         {
           title: t('billing.cost'),
-          dataIndex: 'cost_usd',
+          dataIndex: 'cost_micro_usd',
           align: 'right',
-          render: (v: number) => formatUsd(v),
+          render: (v: number) => formatMicroUsd(v),
         },
         {
           title: t('billing.refunded'),
-          dataIndex: 'refunded_usd',
+          dataIndex: 'refunded_micro_usd',
           align: 'right',
-          render: (v: number) => (v ? formatUsd(v) : '—'),
+          render: (v: number) => (v ? formatMicroUsd(v) : '—'),
         },
         { title: t('billing.key'), key: 'key', render: (_v, u) => u.token?.name ?? '—' },
-        { title: t('billing.units'), dataIndex: 'units', align: 'right' },
+        { title: t('billing.units'), key: 'units', align: 'right', render: (_v, u) => usageUnits(u) },
         { title: t('billing.outcome'), dataIndex: 'outcome', render: (o: string) => <Tag>{o}</Tag> },
         { title: t('billing.reference'), dataIndex: 'ref', ellipsis: true },
       ]}
@@ -232,11 +236,18 @@ function UsageTab() {
 export function BillingPage() {
   const t = useT();
   const [params, setParams] = useSearchParams();
+  // the figure a customer comes to billing for, above the lines that make it
+  const balance = $api.useQuery('get', '/console/api/balance');
   return (
     <Space orientation="vertical" size="large" style={{ width: '100%' }}>
-      <Typography.Title level={2} style={{ margin: 0 }}>
-        {t('nav.billing')}
-      </Typography.Title>
+      <PageTitle>{t('nav.billing')}</PageTitle>
+      <Space wrap size="middle" align="baseline">
+        <Typography.Text type="secondary">{t('dashboard.balance')}</Typography.Text>
+        <Typography.Text strong style={{ fontSize: 20 }} data-testid="billing-balance">
+          {balance.data ? formatMicroUsd(balance.data.balance_micro_usd) : '—'}
+        </Typography.Text>
+        <Link to="/console/topup">{t('nav.topup')}</Link>
+      </Space>
       <Tabs
         activeKey={params.get('tab') === 'usage' ? 'usage' : 'ledger'}
         onChange={(k) => setParams(k === 'usage' ? { tab: 'usage' } : {})}

@@ -4,6 +4,7 @@ import { api, unwrap } from '../api/client';
 import { NewPasswordField } from '../components/AccountFields';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { useT } from '../i18n/i18n';
+import { PageTitle } from '../components/PageTitle';
 
 export function ChangePasswordPage() {
   const t = useT();
@@ -23,9 +24,7 @@ export function ChangePasswordPage() {
   });
   return (
     <Card style={{ maxWidth: 480 }}>
-      <Typography.Title level={2} style={{ marginTop: 0 }}>
-        {t('nav.changePassword')}
-      </Typography.Title>
+      <PageTitle style={{ marginBottom: 12 }}>{t('nav.changePassword')}</PageTitle>
       <Typography.Paragraph type="secondary">{t('changePassword.intro')}</Typography.Paragraph>
       <Form
         form={form}

@@ -1,35 +1,20 @@
 import { useQueries } from '@tanstack/react-query';
-import {
-  Alert,
-  Button,
-  Card,
-  Col,
-  Empty,
-  List,
-  Row,
-  Skeleton,
-  Space,
-  Statistic,
-  Table,
-  Tag,
-  Typography,
-} from 'antd';
-import { lazy, Suspense, useMemo } from 'react';
+import { Alert, Button, Card, Col, Empty, List, Row, Skeleton, Space, Statistic, Table, Tag } from 'antd';
+import { useMemo } from 'react';
 import { Link } from 'react-router';
 import { $api } from '../api/client';
+import { useCompactRows } from '../components/CompactRows';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { useT } from '../i18n/i18n';
-import { formatTime, formatUsd } from '../lib/format';
+import { formatMicroUsd, formatTime, formatUsd } from '../lib/format';
 import { spendSeries } from '../lib/spend';
 import { useLiveTasks } from '../lib/use-live-tasks';
 import type { VideoTask } from './videos/types';
+import { PageTitle } from '../components/PageTitle';
+import SpendChart from '../components/SpendChart';
 
-const SpendChart = lazy(() => import('../components/SpendChart'));
 const DAYS = 30;
 const timeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
-
-/** The reason of the grant a new account gets at sign-up (packages/shared/src/accounts/registration.ts). */
-const TEST_CREDIT_REASON = 'test credit for a new account';
 
 /** The account's ledger entries of one kind, the newest first (one page). */
 function useLedger(kind: 'grant' | 'topup', limit: number) {
@@ -76,37 +61,47 @@ export function DashboardPage() {
   );
   // the test credit's notice: for an account that got the sign-up credit and has paid nothing since
   // (not an account an operator created with a balance, nor an operator's own)
-  const testCredit = grants.data?.find((g) => g.reason === TEST_CREDIT_REASON);
+  const testCredit = grants.data?.find((g) => g.details?.cause === 'signup_credit');
   const onTestCredit = testCredit !== undefined && topups.data?.length === 0;
+  const compact = useCompactRows();
+  const firstCall = (
+    <Link to="/console/quickstart">
+      <Button type="primary">{t('dashboard.firstCall')}</Button>
+    </Link>
+  );
 
   return (
     <Space orientation="vertical" size="large" style={{ width: '100%' }}>
-      <Typography.Title level={2} style={{ margin: 0 }}>
-        {t('nav.dashboard')}
-      </Typography.Title>
+      <PageTitle>{t('nav.dashboard')}</PageTitle>
       {onTestCredit ? (
         <Alert
           type="info"
           showIcon
           title={t('dashboard.testCreditTitle')}
-          description={t('dashboard.testCredit', { amount: formatUsd(testCredit?.amount_usd) })}
-          action={
-            <Link to="/console/quickstart">
-              <Button type="primary">{t('dashboard.firstCall')}</Button>
-            </Link>
+          description={
+            <>
+              {t('dashboard.testCredit', { amount: formatMicroUsd(testCredit?.amount_micro_usd) })}
+              {compact ? <div style={{ marginTop: 12 }}>{firstCall}</div> : null}
+            </>
           }
+          // on a phone the button goes under the text, which keeps the alert's width
+          action={compact ? undefined : firstCall}
         />
       ) : null}
       <Row gutter={[16, 16]}>
         <Col xs={24} md={8}>
           <Card>
             {balance.error ? (
-              <ErrorAlert error={balance.error} onRetry={() => void balance.refetch()} />
+              <ErrorAlert
+                error={balance.error}
+                title={t('dashboard.figureFailed', { figure: t('dashboard.balance') })}
+                onRetry={() => void balance.refetch()}
+              />
             ) : (
               <Statistic
                 title={t('dashboard.balance')}
                 loading={balance.isPending}
-                value={balance.data ? formatUsd(balance.data.balance_usd) : ''}
+                value={balance.data ? formatMicroUsd(balance.data.balance_micro_usd) : ''}
               />
             )}
             <Link to="/console/topup">
@@ -118,20 +113,37 @@ export function DashboardPage() {
         </Col>
         <Col xs={24} md={8}>
           <Card>
-            <Statistic
-              title={t('dashboard.spent30')}
-              loading={summary.isPending}
-              value={series ? formatUsd(series.total) : ''}
-            />
+            {/* a figure that could not be read says so: never a 0 that looks like a fact */}
+            {summary.error ? (
+              <ErrorAlert
+                error={summary.error}
+                title={t('dashboard.figureFailed', { figure: t('dashboard.spent30') })}
+                onRetry={() => void summary.refetch()}
+              />
+            ) : (
+              <Statistic
+                title={t('dashboard.spent30')}
+                loading={summary.isPending}
+                value={series ? formatUsd(series.total) : ''}
+              />
+            )}
           </Card>
         </Col>
         <Col xs={24} md={8}>
           <Card>
-            <Statistic
-              title={t('dashboard.running')}
-              loading={running.isPending}
-              value={running.data?.length ?? 0}
-            />
+            {running.error ? (
+              <ErrorAlert
+                error={running.error}
+                title={t('dashboard.figureFailed', { figure: t('dashboard.running') })}
+                onRetry={() => void running.refetch()}
+              />
+            ) : (
+              <Statistic
+                title={t('dashboard.running')}
+                loading={running.isPending}
+                value={running.data ? running.data.length : ''}
+              />
+            )}
           </Card>
         </Col>
       </Row>
@@ -141,9 +153,7 @@ export function DashboardPage() {
         {series && series.series.length === 0 ? <Empty description={t('dashboard.noSpend')} /> : null}
         {series && series.series.length > 0 ? (
           <>
-            <Suspense fallback={<Skeleton active />}>
-              <SpendChart data={series} label={t('dashboard.spendChart')} />
-            </Suspense>
+            <SpendChart data={series} label={t('dashboard.spendChart')} />
             <Table
               size="small"
               rowKey="model"
@@ -166,10 +176,13 @@ export function DashboardPage() {
       </Card>
       <Card title={t('dashboard.runningNow')}>
         {running.error ? <ErrorAlert error={running.error} onRetry={() => void running.refetch()} /> : null}
+        {/* no "nothing running" that it does not know */}
         <List
           loading={running.isPending}
           dataSource={running.data ?? []}
-          locale={{ emptyText: <Empty description={t('dashboard.noRunning')} /> }}
+          locale={{
+            emptyText: running.error ? <span /> : <Empty description={t('dashboard.noRunning')} />,
+          }}
           renderItem={(task) => (
             <List.Item
               extra={

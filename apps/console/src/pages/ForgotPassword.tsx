@@ -6,6 +6,7 @@ import { api, unwrap } from '../api/client';
 import { EmailField, NewPasswordField } from '../components/AccountFields';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { useT } from '../i18n/i18n';
+import { PageTitle } from '../components/PageTitle';
 
 /** Forgot password: a reset code by e-mail, then the code and a new password. */
 export function ForgotPasswordPage() {
@@ -34,7 +35,7 @@ export function ForgotPasswordPage() {
       <Card>
         <Result
           status="success"
-          title={t('forgot.done')}
+          title={<PageTitle style={{ fontSize: 24, textAlign: 'center' }}>{t('forgot.done')}</PageTitle>}
           subTitle={
             reset.data.keys_revoked > 0
               ? `${t('forgot.doneHint')} ${t('password.keysRevoked', { count: reset.data.keys_revoked })}`
@@ -51,9 +52,7 @@ export function ForgotPasswordPage() {
   }
   return (
     <Card>
-      <Typography.Title level={2} style={{ marginTop: 0 }}>
-        {t('forgot.title')}
-      </Typography.Title>
+      <PageTitle style={{ marginBottom: 12 }}>{t('forgot.title')}</PageTitle>
       {email === null ? (
         <Form layout="vertical" onFinish={(v: { email: string }) => forgot.mutate(v)} requiredMark={false}>
           <Typography.Paragraph type="secondary">{t('forgot.intro')}</Typography.Paragraph>

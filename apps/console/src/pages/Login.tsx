@@ -6,6 +6,7 @@ import { safeNext } from '../auth';
 import { EmailField } from '../components/AccountFields';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { useT } from '../i18n/i18n';
+import { PageTitle } from '../components/PageTitle';
 
 /** Where to go after signing in: pages the API serves itself need a full page load. */
 export function goAfterSignIn(next: string, navigate: (to: string) => void): void {
@@ -23,13 +24,13 @@ export function LoginPage() {
       unwrap(api.POST('/console/api/login', { body: v })),
     onSuccess: async () => {
       client.clear();
-      await client.invalidateQueries({ queryKey: keyOf('/console/api/me') });
+      await client.invalidateQueries({ queryKey: keyOf('/console/api/session') });
       goAfterSignIn(safeNext(params.get('next')), (to) => navigate(to, { replace: true }));
     },
   });
   return (
     <Card>
-      <h1 style={{ marginTop: 0, fontSize: 28, fontWeight: 600 }}>{t('login.title')}</h1>
+      <PageTitle style={{ fontSize: 28, marginBottom: 16 }}>{t('login.title')}</PageTitle>
       <Form
         layout="vertical"
         onFinish={(v) => login.mutate(v)}

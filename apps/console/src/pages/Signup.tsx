@@ -8,7 +8,9 @@ import { EmailField, NewPasswordField } from '../components/AccountFields';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { SecretReveal } from '../components/SecretReveal';
 import { useT } from '../i18n/i18n';
+import { formatMicroUsd } from '../lib/format';
 import { useCountdown } from '../lib/use-countdown';
+import { PageTitle } from '../components/PageTitle';
 
 const DEFAULT_COOLDOWN_S = 60;
 
@@ -49,7 +51,7 @@ export function SignupPage() {
     onSuccess: async (r) => {
       setDone(r);
       // signed in now (the answer set the session cookie): forget the "nobody" cached before
-      client.removeQueries({ queryKey: keyOf('/console/api/me') });
+      client.removeQueries({ queryKey: keyOf('/console/api/session') });
     },
   });
 
@@ -58,12 +60,17 @@ export function SignupPage() {
       <Card>
         <Result
           status="success"
-          title={t('signup.done')}
-          subTitle={t('signup.credit', { amount: done.balance_usd.toFixed(2) })}
+          title={<PageTitle style={{ fontSize: 24, textAlign: 'center' }}>{t('signup.done')}</PageTitle>}
+          subTitle={t('signup.credit', { amount: formatMicroUsd(done.balance_micro_usd) })}
           style={{ padding: '8px 0' }}
         />
         <SecretReveal value={done.api_key.key} label={t('signup.defaultKey')} />
-        <Button type="primary" block onClick={() => navigate('/console', { replace: true })}>
+        <Button
+          type="primary"
+          block
+          style={{ marginTop: 16 }}
+          onClick={() => navigate('/console', { replace: true })}
+        >
           {t('signup.toConsole')}
         </Button>
       </Card>
@@ -73,9 +80,7 @@ export function SignupPage() {
   if (step) {
     return (
       <Card>
-        <Typography.Title level={2} style={{ marginTop: 0 }}>
-          {t('signup.codeTitle')}
-        </Typography.Title>
+        <PageTitle style={{ marginBottom: 12 }}>{t('signup.codeTitle')}</PageTitle>
         <Typography.Paragraph>{t('signup.codeSent', { email: step.email })}</Typography.Paragraph>
         <Form
           layout="vertical"
@@ -119,9 +124,7 @@ export function SignupPage() {
 
   return (
     <Card>
-      <Typography.Title level={2} style={{ marginTop: 0 }}>
-        {t('signup.title')}
-      </Typography.Title>
+      <PageTitle style={{ marginBottom: 12 }}>{t('signup.title')}</PageTitle>
       <Form
         layout="vertical"
         onFinish={(v: { email: string; password: string }) =>

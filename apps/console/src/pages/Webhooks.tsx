@@ -19,6 +19,7 @@ import { ErrorAlert, useErrorText } from '../components/ErrorAlert';
 import { WebhookEndpoints } from '../components/WebhookEndpoints';
 import { useT } from '../i18n/i18n';
 import { formatTime } from '../lib/format';
+import { PageTitle } from '../components/PageTitle';
 
 export function WebhooksPage() {
   const t = useT();
@@ -52,9 +53,7 @@ export function WebhooksPage() {
   const s = secret.data;
   return (
     <Space orientation="vertical" size="large" style={{ width: '100%' }}>
-      <Typography.Title level={2} style={{ margin: 0 }}>
-        {t('nav.webhooks')}
-      </Typography.Title>
+      <PageTitle>{t('nav.webhooks')}</PageTitle>
       <Typography.Paragraph type="secondary" style={{ margin: 0 }}>
         {t('webhooks.intro')}
       </Typography.Paragraph>

@@ -193,6 +193,26 @@ describe('keys page', () => {
     expect(screen.getByText('No keys yet.')).toBeTruthy();
   });
 
+  it("says in words, not the server's, that the model list could not be read", async () => {
+    fakeApi((method, path) => {
+      if (path === '/console/api/tokens' && method === 'GET')
+        return { status: 200, body: { object: 'list', data: [] } };
+      if (path === '/console/api/models')
+        return apiError(503, 'service_unavailable', 'The database is away.');
+      return { status: 404 };
+    });
+    renderAt('/console/keys', [{ path: '/console/keys', element: <KeysPage /> }]);
+    fireEvent.click(await screen.findByRole('button', { name: /Create a key/ }));
+    const models = await screen.findByLabelText(/^Models/);
+    await act(async () => {
+      fireEvent.mouseDown(models);
+    });
+    expect(
+      await screen.findByText('The service is busy or under maintenance. Try again in a moment.'),
+    ).toBeTruthy();
+    expect(screen.queryByText(/The database is away/)).toBeNull();
+  });
+
   it('sends only the limits that were filled in when creating a key, and shows the key once', async () => {
     const calls = fakeApi((method, path) => {
       if (path === '/console/api/tokens' && method === 'GET')
@@ -227,7 +247,7 @@ describe('top-up page', () => {
     expect(screen.getByText(/Unknown route/)).toBeTruthy();
   });
 
-  it('with no bank account published, asks the customer to ask for it and still shows their reference', async () => {
+  const withBank = (bank: Record<string, string | null>) =>
     fakeApi((_method, path) => {
       if (path === '/console/api/topups/options')
         return {
@@ -238,16 +258,48 @@ describe('top-up page', () => {
             min_amount_cny: 35,
             bonus_threshold_cny: 500,
             bonus_percent: 10,
-            bank_transfer: { reference: 'MG-REF-2', beneficiary: null, bank: null, account_number: null },
+            bank_transfer: {
+              reference: 'MG-REF-2',
+              beneficiary: null,
+              bank: null,
+              account_number: null,
+              ...bank,
+            },
           },
         };
       return { status: 200, body: { object: 'list', data: [] } };
     });
+
+  it('with no bank account published, says whom to ask for it and still shows their reference', async () => {
+    withBank({ contact: 'payments@example.test' });
     renderAt('/console/topup', [{ path: '/console/topup', element: <TopUpPage /> }]);
     expect(await screen.findByText('MG-REF-2')).toBeTruthy();
-    expect(screen.getByText(/is not published here: ask us for it/)).toBeTruthy();
+    expect(screen.getByText(/is not published here\. Ask us for it/)).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'payments@example.test' }).getAttribute('href')).toBe(
+      'mailto:payments@example.test',
+    );
     expect(screen.queryByText('Account number')).toBeNull();
     expect(screen.queryByText('Beneficiary')).toBeNull();
+  });
+
+  it('with neither bank account nor contact, says transfers are not offered (no reference to send)', async () => {
+    withBank({ contact: null });
+    renderAt('/console/topup', [{ path: '/console/topup', element: <TopUpPage /> }]);
+    expect(await screen.findByText('Bank transfers are not offered at the moment.')).toBeTruthy();
+    expect(screen.queryByText('MG-REF-2')).toBeNull();
+    expect(screen.queryByText(/ask us/i)).toBeNull();
+  });
+
+  it('with the bank account published, shows it with the reference and the contact', async () => {
+    withBank({
+      beneficiary: 'mediagate Ltd',
+      account_number: '6222 0000',
+      contact: 'https://example.test/help',
+    });
+    renderAt('/console/topup', [{ path: '/console/topup', element: <TopUpPage /> }]);
+    expect(await screen.findByText('6222 0000')).toBeTruthy();
+    expect(screen.getByText('MG-REF-2')).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'https://example.test/help' })).toBeTruthy();
   });
 
   it('shows the minimum and the bonus before paying, then the QR code, and updates itself when credited', async () => {
@@ -299,12 +351,22 @@ describe('top-up page', () => {
     renderAt('/console/topup', [{ path: '/console/topup', element: <TopUpPage /> }]);
     expect(await screen.findByText('MG-REF-1')).toBeTruthy();
     type('Amount (CNY)', '20');
-    expect(await screen.findAllByText('The least top-up is ¥35.')).not.toHaveLength(0);
+    expect(await screen.findAllByText('The least top-up is ¥35.00.')).not.toHaveLength(0);
+    // exact to the micro-USD, and why there is no bonus
+    type('Amount (CNY)', '499.99');
+    expect(await screen.findByText('You get $99.998 of credit (¥5 = $1).')).toBeTruthy();
+    expect(
+      screen.getByText('No bonus on this amount: top up ¥500.00 or more at once for a 10% bonus.'),
+    ).toBeTruthy();
     type('Amount (CNY)', '500');
-    expect(await screen.findByText('Plus a bonus of $10.00: $110.00 in all.')).toBeTruthy();
+    expect(await screen.findByText('+ 10% bonus: $10.00, $110.00 in all.')).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Show the QR code' }));
     expect(await screen.findByText('Scan with Alipay')).toBeTruthy();
+    expect(screen.getByText('¥500.00 for $100.00 of credit')).toBeTruthy();
+    expect(screen.getByText('+ 10% bonus: $10.00, $110.00 in all.')).toBeTruthy();
     expect(calls.find((c) => c.method === 'POST')?.body).toEqual({ amount_cny: 500, provider: 'alipay' });
     expect(await screen.findByText('Payment received', {}, { timeout: 8_000 })).toBeTruthy();
+    expect(screen.getByText('$110.00 has been added to your balance.')).toBeTruthy();
+    expect(screen.getByText('It includes the 10% bonus: $10.00.')).toBeTruthy();
   });
 });

@@ -1,4 +1,9 @@
-import type { Database } from '@mediagate/shared/db';
+import {
+  type Database,
+  databaseFaultOf,
+  databaseRetryLogLevel,
+  isTransientDbError,
+} from '@mediagate/shared/db';
 import type { Logger } from '@mediagate/shared/log';
 import type { Mailer } from '@mediagate/shared/mail';
 import type { Metrics } from '@mediagate/shared/metrics';
@@ -22,6 +27,7 @@ import {
 } from '@mediagate/shared/webhooks';
 import { DelayedError, type Job } from 'bullmq';
 import type { Dispatcher } from 'undici';
+import { backoffDelay } from '../backoff';
 import type { HostLimiter } from './host-limiter';
 
 export interface CallbackDispatcherDeps {
@@ -48,7 +54,11 @@ export interface CallbackDispatcherDeps {
   };
 }
 
-type CallbackJob = Job<JobPayload<'callback.deliver'>>;
+/** A delivery job: its payload, and the count of database faults in a row that its backoff grows with. */
+type CallbackJob = Job<JobPayload<'callback.deliver'> & { databaseRetries?: number }>;
+
+/** the backoff after a database fault of the moment: from 1-2 s, doubling up to a minute */
+const DATABASE_RETRY = { baseMs: 1_000, maxMs: 60_000 };
 
 /** A job may run this much before its delivery is due (clocks of the writer and the dispatcher differ). */
 const EARLY_MS = 250;
@@ -96,7 +106,28 @@ export function createCallbackProcessor(deps: CallbackDispatcherDeps) {
     }
   }
 
+  /**
+   * One run of a delivery job (see createCallbackProcessor). A database fault of the moment
+   * (isTransientDbError) runs the job again after a backoff as a delayed job, using none of its
+   * attempts; any other error fails the attempt.
+   */
   return async function deliverCallback(job: CallbackJob, token?: string): Promise<void> {
+    try {
+      await deliverOnce(job, token);
+    } catch (err) {
+      if (!isTransientDbError(err)) throw err;
+      const attempt = (job.data.databaseRetries ?? 0) + 1;
+      await job.updateData({ ...job.data, databaseRetries: attempt });
+      const ms = backoffDelay(attempt, DATABASE_RETRY);
+      deps.logger[databaseRetryLogLevel(attempt)](
+        { fault: databaseFaultOf(err), deliveryId: job.data.deliveryId, attempt, wait: ms },
+        'database call failed; retrying the delivery',
+      );
+      return later(job, token, Date.now() + ms);
+    }
+  };
+
+  async function deliverOnce(job: CallbackJob, token: string | undefined): Promise<void> {
     const { deliveryId } = job.data;
     const found = await getDeliveryToSend(db, deliveryId);
     const delivery = found?.delivery;
@@ -188,6 +219,9 @@ export function createCallbackProcessor(deps: CallbackDispatcherDeps) {
       log.warn(fields, 'callback attempt already recorded by another run');
       return;
     }
+    // the attempt is recorded: database faults in a row start over (while they last, each run
+    // sends the attempt again, so their backoff keeps growing until a record commits)
+    if (job.data.databaseRetries) await job.updateData({ ...job.data, databaseRetries: 0 });
     deps.metrics?.callbackAttemptDuration.observe(result.latencyMs / 1000);
     deps.metrics?.callbackAttempts.inc({
       outcome: verdict.kind === 'succeeded' ? 'delivered' : verdict.kind === 'failed' ? 'failed' : 'retry',
@@ -210,5 +244,5 @@ export function createCallbackProcessor(deps: CallbackDispatcherDeps) {
       }
     } else log.info({ ...fields, retryInMs: verdict.delayMs }, 'callback attempt failed; retrying');
     if (updated.status === 'pending') return later(job, token, updated.nextAttemptAt.getTime());
-  };
+  }
 }

@@ -25,7 +25,12 @@ export interface CallbacksRoleDeps {
  */
 export function startCallbacksRole(deps: CallbacksRoleDeps): { close(): Promise<void> } {
   const { config, logger } = deps;
-  const mailer = createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, logger });
+  const mailer = createMailer({
+    smtpUrl: config.SMTP_URL,
+    from: config.MAIL_FROM,
+    logger,
+    dir: config.MAIL_DIR,
+  });
   const agent = createSsrfSafeAgent(
     createSsrfPolicy({ allowCidrs: config.SSRF_ALLOW_CIDRS, dnsTimeoutMs: config.SSRF_DNS_TIMEOUT_MS }),
     {

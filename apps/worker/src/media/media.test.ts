@@ -7,11 +7,13 @@ import { findLedgerMismatches } from '@mediagate/shared/billing';
 import { createHttpAgent } from '@mediagate/shared/http';
 import { createLogger } from '@mediagate/shared/log';
 import {
+  getServedUpload,
   getTaskMedia,
   LocalMediaStorage,
   MediaLinkSigner,
   MediaSourceHosts,
   storedMediaTotals,
+  storePlaygroundUpload,
   thumbnailKey,
   videoKey,
 } from '@mediagate/shared/media';
@@ -306,6 +308,27 @@ describe('retention', () => {
     expect(after).toBeLessThan(before);
     // a second sweep finds nothing more to do
     expect((await reconcileOnce(reconciler)).media?.expired).toBe(0);
+  });
+
+  it('deletes playground uploads past their lifetime, object and URL, once', async () => {
+    const png = Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      Buffer.alloc(64, 1),
+    ]);
+    const limits = { maxBytes: 1024, perDay: 10, lifetimeMs: 3_600_000 };
+    const deps = { db: h.database.db, storage };
+    const old = await storePlaygroundUpload(deps, h.accountId, png, limits);
+    const fresh = await storePlaygroundUpload(deps, h.accountId, png, limits);
+    await h.database.pool.query(
+      `update playground_uploads set expires_at = now() - interval '1 second' where id = $1`,
+      [old.id],
+    );
+    expect((await reconcileOnce(reconciler)).media?.uploadsExpired).toBe(1);
+    expect(await storage.head(old.storageKey)).toBeNull();
+    expect(await getServedUpload(h.database.db, old.id)).toBeNull();
+    expect(await storage.head(fresh.storageKey)).not.toBeNull();
+    expect(await getServedUpload(h.database.db, fresh.id)).not.toBeNull();
+    expect((await reconcileOnce(reconciler)).media?.uploadsExpired).toBe(0);
   });
 
   it('keeps the storage totals equal to a full sum of the stored media through every change', async () => {

@@ -4,8 +4,10 @@ import {
   expireUncopied,
   listCopiesDue,
   listExpiredMedia,
+  listExpiredUploads,
   type MediaStorage,
   markMediaGone,
+  markUploadGone,
   storedMediaTotals,
 } from '@mediagate/shared/media';
 import type { Metrics } from '@mediagate/shared/metrics';
@@ -29,14 +31,16 @@ export interface MediaSweepResult {
   lost: number;
   /** stored media past retention, deleted */
   expired: number;
+  /** playground uploads past their lifetime, deleted */
+  uploadsExpired: number;
 }
 
 const BATCH = 200;
 
 /**
  * The reconciler's media pass: enqueues the copies that are due while the vendor's link lives,
- * gives up on those whose link has died, deletes media past retention (objects first, then the
- * row, so a crash in between only repeats the deletion), removes leftovers of interrupted puts,
+ * gives up on those whose link has died, deletes media and playground uploads past retention
+ * (objects first, then the row, so a crash in between only repeats the deletion), removes leftovers of interrupted puts,
  * and sets the storage gauges. Idempotent.
  */
 export async function sweepMedia(deps: MediaSweepDeps): Promise<MediaSweepResult> {
@@ -58,6 +62,11 @@ export async function sweepMedia(deps: MediaSweepDeps): Promise<MediaSweepResult
     if (await markMediaGone(db, row.taskId, 'expired')) expired += 1;
   }
   if (expired) deps.metrics?.mediaExpired.inc(expired);
+  let uploadsExpired = 0;
+  for (const row of await listExpiredUploads(db, new Date(), BATCH)) {
+    await deps.storage.delete(row.storageKey);
+    if (await markUploadGone(db, row.id)) uploadsExpired += 1;
+  }
   // a put interrupted a day ago will never complete
   await deps.storage
     .sweepIncomplete(24 * 3600 * 1000)
@@ -67,8 +76,8 @@ export async function sweepMedia(deps: MediaSweepDeps): Promise<MediaSweepResult
     deps.metrics.mediaStoredBytes.set(totals.bytes);
     deps.metrics.mediaStoredObjects.set(totals.objects);
   }
-  if (copiesRequeued || lost || expired) {
-    deps.logger.info({ copiesRequeued, lost, expired }, 'reconciler media sweep');
+  if (copiesRequeued || lost || expired || uploadsExpired) {
+    deps.logger.info({ copiesRequeued, lost, expired, uploadsExpired }, 'reconciler media sweep');
   }
-  return { copiesRequeued, lost, expired };
+  return { copiesRequeued, lost, expired, uploadsExpired };
 }

@@ -15,6 +15,14 @@ if wait > tonumber(ARGV[2]) then return {-(wait + 1), 0} end
 redis.call('SET', KEYS[1], string.format('%.0f', tat + tonumber(ARGV[1])), 'PX', math.floor((wait + tonumber(ARGV[1])) / 1000) + 1000)
 return {wait, string.format('%.0f', tat)}`;
 
+/** How far the next free slot of `KEYS[1]` is from now on Redis's clock, in microseconds (0: free now). */
+const BACKLOG = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tat < now then return 0 end
+return tat - now`;
+
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
@@ -33,6 +41,11 @@ export async function reserveSlot(
     string | number,
   ];
   return { waitUs: Number(wait), slotUs: Number(slot) };
+}
+
+/** How long until the next free slot of `key` (µs; 0 when one is free now). Reserves nothing. */
+export async function slotBacklogUs(redis: RedisClient, key: string): Promise<number> {
+  return Number(await redis.eval(BACKLOG, 1, key));
 }
 
 /**

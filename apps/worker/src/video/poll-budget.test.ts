@@ -56,20 +56,75 @@ describe('PollBudget.acquire (every query, fleet-wide)', () => {
     expect(next.slotUs - first).toBe(1_500_000);
   });
 
-  it('sends anyway after two late retakes, rather than wait forever on a slow event loop', async () => {
+  it('never sends late: when no slot can be kept within maxWaitMs it sends nothing and answers a wait', async () => {
     const metrics = createMetrics({ service: 'poll-budget-test', defaultMetrics: false });
     const budget = new PollBudget(
       redis,
       testQueuePrefix(),
-      // slots 500 ms apart, so the second acquire always waits (unless the test itself lags 500 ms),
+      // slots 500 ms apart, so every later acquire waits (unless the test itself lags 500 ms),
       // and every wait overslept by 300 ms: more than half a slot late
       { queriesPerSecond: 2, plannedShare: 1, headroom: 0 },
       { sleep: (ms) => new Promise((r) => setTimeout(r, ms + 300)), metrics },
     );
-    await budget.acquire('ch', 5_000);
-    // the first acquire waits nothing (its slot is now); each later one oversleeps every wait
-    expect(await budget.acquire('ch', 5_000)).toBe(0);
-    expect(await lateSlots(metrics)).toEqual([['ch', 2]]);
+    // the first acquire waits nothing (its slot is now)
+    expect(await budget.acquire('ch', 2_000)).toBe(0);
+    // each later one oversleeps every wait: it leaves each slot unused until 2 s have passed
+    const wait = await budget.acquire('ch', 2_000);
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(500);
+    const [[channel, late]] = (await lateSlots(metrics)) as [[string, number]];
+    expect(channel).toBe('ch');
+    expect(late).toBeGreaterThanOrEqual(3);
+  });
+
+  it('counts a slow answer from Redis as lateness: the slot may have passed before the answer came', async () => {
+    // answers come at once, except every fourth, which arrives 300 ms after Redis took the slot (a
+    // busy event loop, a long GC): not the usual round trip, so it counts
+    let answers = 0;
+    const slow = new Proxy(redis, {
+      get(target, prop, receiver) {
+        if (prop !== 'eval') return Reflect.get(target, prop, receiver);
+        return async (...args: unknown[]) => {
+          const answer = await (target.eval as (...a: unknown[]) => Promise<unknown>)(...args);
+          answers += 1;
+          if (answers % 4 === 0) await new Promise((r) => setTimeout(r, 300));
+          return answer;
+        };
+      },
+    });
+    const metrics = createMetrics({ service: 'poll-budget-test', defaultMetrics: false });
+    const budget = new PollBudget(
+      slow,
+      testQueuePrefix(),
+      { queriesPerSecond: 20, plannedShare: 1, headroom: 0, toleranceMs: 50 },
+      { metrics },
+    );
+    for (let i = 0; i < 12; i++) expect(await budget.acquire('ch', 2_000)).toBe(0);
+    // the slots whose answers came late were left unused, and the call took the next one
+    expect((await lateSlots(metrics))[0]?.[1]).toBeGreaterThanOrEqual(3);
+  });
+
+  it('still sends when every answer from Redis comes 60 ms late (a Redis further away): that round trip is not lateness', async () => {
+    const far = new Proxy(redis, {
+      get(target, prop, receiver) {
+        if (prop !== 'eval') return Reflect.get(target, prop, receiver);
+        return async (...args: unknown[]) => {
+          const answer = await (target.eval as (...a: unknown[]) => Promise<unknown>)(...args);
+          await new Promise((r) => setTimeout(r, 60));
+          return answer;
+        };
+      },
+    });
+    const budget = new PollBudget(far, testQueuePrefix(), {
+      queriesPerSecond: 10,
+      plannedShare: 1,
+      headroom: 0.15,
+      toleranceMs: 50,
+    });
+    const answers: number[] = [];
+    for (let i = 0; i < 5; i++) answers.push(await budget.acquire('ch', 2_000));
+    // the first reservations, before their round trips are known, may be left unused; then each call sends
+    expect(answers.slice(1)).toEqual([0, 0, 0, 0]);
   });
 
   it('waits for its slot before answering', async () => {

@@ -1,6 +1,6 @@
 import type { Metrics } from '@mediagate/shared/metrics';
 import { type RedisClient, redisKey, redisKeyGroup } from '@mediagate/shared/queue';
-import { reserveSlot, sleep } from './fleet-slots';
+import { reserveSlot, sleep, slotBacklogUs } from './fleet-slots';
 
 /**
  * A fleet-wide calendar of planned polls: at most `ARGV[2]` per second. Books the first second at or
@@ -27,8 +27,9 @@ for i = 0, scan do
 end
 return (sec + scan + 1) * 1000 - now`;
 
-/** how many times one acquire leaves a late slot unused before it sends anyway */
-const LATE_RETAKES = 2;
+/** How many reservations' round trips `acquire` keeps, and how many it needs before it trusts their floor. */
+const ROUND_TRIPS_KEPT = 32;
+const MIN_ROUND_TRIPS = 8;
 
 export interface PollBudgetConfig {
   /** the vendor's queries per second for one channel (0 = unlimited) */
@@ -40,6 +41,11 @@ export interface PollBudgetConfig {
   plannedShare: number;
   /** the spacing keeps this fraction of the limit in reserve against network jitter */
   headroom: number;
+  /**
+   * how late after its slot a query may still go, counted from the moment its reservation was
+   * sent (default: half a slot); the spacing's headroom must cover it and the network's jitter
+   */
+  toleranceMs?: number;
 }
 
 /**
@@ -52,7 +58,11 @@ export interface PollBudgetConfig {
  */
 export class PollBudget {
   private readonly intervalUs: number;
+  private readonly toleranceMs: number;
   private readonly plannedPerSecond: number;
+  /** the round trips of the last reservations, ms (a ring), for the floor under each one's lateness */
+  private readonly roundTrips: number[] = [];
+  private roundTripAt = 0;
 
   constructor(
     private readonly redis: RedisClient,
@@ -67,6 +77,7 @@ export class PollBudget {
   ) {
     const qps = config.queriesPerSecond;
     this.intervalUs = qps > 0 ? Math.ceil(1_000_000 / (qps * (1 - config.headroom))) : 0;
+    this.toleranceMs = config.toleranceMs ?? this.intervalUs / 2000;
     this.plannedPerSecond =
       qps > 0 ? Math.max(1, Math.floor(qps * (1 - config.headroom) * config.plannedShare)) : 0;
   }
@@ -79,22 +90,49 @@ export class PollBudget {
    * Takes a query slot on `channel`: waits for it when it comes within `maxWaitMs` and answers 0,
    * else reserves nothing and answers how long to wait (ms) before asking again.
    *
-   * A wait that ends more than half a slot late (a busy event loop, a long GC) leaves its slot
-   * unused and takes a new one, at most `LATE_RETAKES` times: a query sent that late could share
-   * a sliding second with the on-time queries of the slots after it, one more than the vendor
-   * allows. Sent within half a slot of its own, no second holds more than the limit.
+   * A query never goes more than the tolerance after its slot. The lateness is counted from the
+   * moment the reservation was sent, so a slow answer from Redis, a busy event loop or a long GC
+   * count too: a query sent later could share a sliding second with the on-time queries of the
+   * slots after it, one more than the vendor allows. A late slot is left unused and a new one
+   * taken; when no slot could be kept within `maxWaitMs`, nothing is sent and the answer is one
+   * slot's wait. So no sliding second holds more queries than the spacing allows, however loaded
+   * the process: with N a second and a headroom h, any N + 1 queries leave over
+   * 1 s / (1 - h) - tolerance apart, and what is left over a second absorbs the network's jitter.
+   *
+   * The round trip every reservation takes (a Redis further away, a loop that is always this busy)
+   * shifts every query of the process alike and does not bring two closer: the smallest of the
+   * last ROUND_TRIPS_KEPT round trips, once MIN_ROUND_TRIPS were seen, is not counted as lateness.
+   * Without that floor a Redis answering 50 ms after every reservation would leave every slot
+   * unused, and no query of the channel would go out at all.
    */
   async acquire(channel: string, maxWaitMs: number): Promise<number> {
     if (this.unlimited) return 0;
-    for (let retakes = 0; ; retakes += 1) {
-      const { waitUs } = await this.reserve(channel, maxWaitMs);
+    const began = performance.now();
+    for (;;) {
+      const sent = performance.now();
+      const { waitUs } = await this.reserve(channel, Math.max(0, maxWaitMs - (sent - began)));
+      const floor = this.roundTripFloor();
+      this.keepRoundTrip(performance.now() - sent);
       if (waitUs < 0) return Math.max(1, Math.ceil((-waitUs - 1) / 1000));
-      const due = performance.now() + waitUs / 1000;
+      // the slot lies between `sent + wait` and the answer's arrival + wait on this process's
+      // clock: wait for the latest (never early), count lateness from the earliest, less the
+      // round trip every reservation of this process takes
       if (waitUs > 0) await (this.opts.sleep ?? sleep)(Math.ceil(waitUs / 1000));
-      const lateMs = performance.now() - due;
-      if (lateMs <= this.intervalUs / 2000 || retakes === LATE_RETAKES) return 0;
+      const now = performance.now();
+      if (now - (sent + waitUs / 1000) - floor <= this.toleranceMs) return 0;
       this.opts.metrics?.upstreamLateSlots.inc({ channel });
+      if (now - began >= maxWaitMs) return Math.max(1, Math.ceil(this.intervalUs / 1000));
     }
+  }
+
+  private keepRoundTrip(ms: number): void {
+    this.roundTrips[this.roundTripAt] = ms;
+    this.roundTripAt = (this.roundTripAt + 1) % ROUND_TRIPS_KEPT;
+  }
+
+  /** The smallest recent round trip, or 0 until MIN_ROUND_TRIPS were seen. */
+  private roundTripFloor(): number {
+    return this.roundTrips.length < MIN_ROUND_TRIPS ? 0 : Math.min(...this.roundTrips);
   }
 
   /**
@@ -108,6 +146,23 @@ export class PollBudget {
       this.intervalUs,
       maxWaitMs,
     );
+  }
+
+  /**
+   * How many query slots of `channel` are still free within `ms` from now, after every slot
+   * already taken (infinite without a limit). Reserves nothing: a caller that is about to make
+   * that many queries happen (the sweeper running the jobs of finished tasks) keeps them from
+   * queueing for slots further away than that.
+   */
+  async freeSlotsWithin(channel: string, ms: number): Promise<number> {
+    if (this.unlimited) return Number.POSITIVE_INFINITY;
+    const backlogUs = await slotBacklogUs(this.redis, redisKey(this.prefix, 'upstream-query-tat', channel));
+    return Math.max(0, Math.floor((ms * 1000 - backlogUs) / this.intervalUs));
+  }
+
+  /** How long `slots` evenly spaced query slots of one channel take (0 without a limit). */
+  msForSlots(slots: number): number {
+    return (slots * this.intervalUs) / 1000;
   }
 
   /** Books a planned poll on `channel` about `delayMs` from now; answers the booked delay (ms). */

@@ -15,8 +15,15 @@ import { createPollSweeper } from './poll-sweeper';
 import { createVideoProcessor } from './processor';
 import { UpstreamLimiter } from './upstream-limiter';
 
-/** the query spacing keeps this fraction of UPSTREAM_POLL_QPS unused, against network jitter */
-const POLL_HEADROOM = 0.05;
+/**
+ * the query spacing keeps this fraction of UPSTREAM_POLL_QPS unused: any UPSTREAM_POLL_QPS + 1
+ * queries span 1.176 s, so a query may go up to POLL_TOLERANCE_MS after its slot and still arrive
+ * up to 126 ms later than the query a second after it (the network, a vendor's busy front end)
+ * before a sliding second at the vendor holds one too many
+ */
+const POLL_HEADROOM = 0.15;
+/** how late after its slot a query may still go (a busy event loop, a slow answer from Redis) */
+const POLL_TOLERANCE_MS = 50;
 /** a query slot further away than this is waited for as a delayed job, not in the worker */
 const MAX_ADMIT_WAIT_MS = 10_000;
 /** pages one batch-query sweep reads at most, per channel and status */
@@ -74,6 +81,7 @@ export function startVideoRole(deps: VideoRoleDeps): VideoRole {
       queriesPerSecond: config.UPSTREAM_POLL_QPS,
       plannedShare: config.VIDEO_POLL_PLANNED_SHARE ?? (sweeping ? 0.25 : 1),
       headroom: POLL_HEADROOM,
+      toleranceMs: POLL_TOLERANCE_MS,
     },
     { metrics: deps.metrics },
   );

@@ -1,14 +1,14 @@
 import type { VideoModel } from '@mediagate/shared/catalog';
-import type { TaskRow } from '@mediagate/shared/db';
+import { isTransientDbError, type TaskRow } from '@mediagate/shared/db';
 import { UpstreamError } from '@mediagate/shared/errors';
 import type { Logger } from '@mediagate/shared/log';
 import { clearSubmitStarted, getTask, markSubmitStarted, recordUpstreamTask } from '@mediagate/shared/tasks';
 import { type ChannelConfig, shouldFailOver, type VideoSubmission } from '@mediagate/shared/upstream';
 import { z } from 'zod';
-import { ended, endedElsewhere, type PhaseDeps, reject, retry, type Step, wait } from './step';
+import { ended, endedElsewhere, type PhaseDeps, reject, retry, retryDatabase, type Step, wait } from './step';
 
-/** tries at storing an upstream id, about 26 s of backoff in all */
-const STORE_UPSTREAM_ID_ATTEMPTS = 10;
+/** tries at a write whose loss fails the task (the upstream id, clearing a mark), about 26 s of backoff in all */
+const STORE_ATTEMPTS = 10;
 
 /** The request a task stored at creation, as far as its submission reads it. */
 const storedRequest = z.object({
@@ -94,9 +94,9 @@ export async function submitPhase(deps: PhaseDeps, row: TaskRow, log: Logger): P
   let refusedBy: UpstreamError | undefined;
   // the task as this run last moved it: a pending task is started by its first submit mark
   let current = row;
-  const mark = async (channel: string): Promise<boolean> => {
+  const mark = async (channel: string, at: Date): Promise<boolean> => {
     if (current.status === 'pending') {
-      const started = await deps.lifecycle.start(current, { submitOn: channel });
+      const started = await deps.lifecycle.start(current, { submitOn: channel, at });
       if (started) {
         current = started;
         return true;
@@ -106,16 +106,27 @@ export async function submitPhase(deps: PhaseDeps, row: TaskRow, log: Logger): P
       if (now?.status !== 'processing') return false;
       current = now;
     }
-    return markSubmitStarted(deps.db, current.id, channel);
+    return markSubmitStarted(deps.db, current.id, channel, at);
   };
   const submitOn = async (channel: ChannelConfig) => {
     const ms = await deps.limiter.take('submit', channel.name);
     if (ms > 0) throw new SubmitHalted(wait(ms));
-    if (!(await mark(channel.name))) throw new SubmitHalted(endedElsewhere());
+    const markedAt = new Date();
+    let marked: boolean;
     try {
-      return { channel: channel.name, ...(await deps.client.submit(channel, submission)) };
+      marked = await mark(channel.name, markedAt);
     } catch (err) {
-      if (err instanceof UpstreamError && err.details.notCreated) await clearSubmitStarted(deps.db, row.id);
+      // The mark may have committed with its answer lost (a connection cut as it committed);
+      // nothing was sent, so this run's mark (by its time) is cleared: else the next run would
+      // fail the task as interrupted.
+      await unmark(deps, row.id, markedAt, log).catch(() => undefined);
+      throw err;
+    }
+    if (!marked) throw new SubmitHalted(endedElsewhere());
+    try {
+      return { channel: channel.name, markedAt, ...(await deps.client.submit(channel, submission)) };
+    } catch (err) {
+      if (err instanceof UpstreamError && err.details.notCreated) await unmark(deps, row.id, markedAt, log);
       throw err;
     }
   };
@@ -124,7 +135,7 @@ export async function submitPhase(deps: PhaseDeps, row: TaskRow, log: Logger): P
     else refusedBy = err;
     return err === failedOver;
   };
-  let accepted: { channel: string; taskId: string };
+  let accepted: { channel: string; markedAt: Date; taskId: string };
   try {
     accepted = await deps.channels.call('dashscope', submitOn, failOver);
   } catch (err) {
@@ -138,7 +149,13 @@ export async function submitPhase(deps: PhaseDeps, row: TaskRow, log: Logger): P
     if (!(err instanceof UpstreamError)) throw err;
     return everyChannelFailed(deps, row, failedOver ?? err, log);
   }
-  await storeUpstreamId(deps, row.id, accepted.taskId, accepted.channel, log);
+  try {
+    await storeUpstreamId(deps, row.id, accepted.taskId, accepted.channel, log);
+  } catch (err) {
+    if (!isTransientDbError(err)) throw err;
+    // the database is away longer than the tries: the id goes with the job, the next run stores it
+    return retryDatabase(err, { upstreamTaskId: accepted.taskId, markedAt: accepted.markedAt.toISOString() });
+  }
   log.info({ upstreamTaskId: accepted.taskId, channel: accepted.channel }, 'submitted upstream');
   return wait(await deps.polls.first(current, accepted.channel), true);
 }
@@ -182,9 +199,10 @@ async function everyChannelFailed(
 }
 
 /**
- * Stores the upstream id a submit just returned. Until it is stored the id exists only here,
- * and a task whose submit mark has no id is failed as interrupted (never submitted again), so
- * a database error here is retried for about half a minute before giving up.
+ * Stores the upstream id a submit just returned. Until it is stored the id exists only here (and,
+ * after a fault of the moment, in the job's data), and a task whose submit mark has no id is
+ * failed as interrupted (never submitted again), so a database error here is retried for about
+ * half a minute before giving up.
  */
 async function storeUpstreamId(
   deps: PhaseDeps,
@@ -193,19 +211,41 @@ async function storeUpstreamId(
   channel: string,
   log: Logger,
 ): Promise<void> {
+  await persistently(() => recordUpstreamTask(deps.db, taskId, upstreamTaskId), {
+    log: log.child({ upstreamTaskId, channel }),
+    what: 'storing the upstream task id',
+    lost: 'could not store the upstream task id; the task will fail as an interrupted submit',
+  });
+}
+
+/**
+ * Clears the submit mark this run set at `markedAt` for a submit that certainly sent nothing
+ * upstream. A mark left behind fails the task as interrupted on its next run, so a database
+ * error here is retried for about half a minute before giving up.
+ */
+async function unmark(deps: PhaseDeps, taskId: string, markedAt: Date, log: Logger): Promise<void> {
+  await persistently(() => clearSubmitStarted(deps.db, taskId, markedAt), {
+    log,
+    what: 'clearing the submit mark',
+    lost: 'could not clear the submit mark; the task will fail as an interrupted submit',
+  });
+}
+
+/** Runs a write whose loss fails the task, again after each error, STORE_ATTEMPTS times at most. */
+async function persistently(
+  write: () => Promise<unknown>,
+  ctx: { log: Logger; what: string; lost: string },
+): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      await recordUpstreamTask(deps.db, taskId, upstreamTaskId);
+      await write();
       return;
     } catch (err) {
-      if (attempt >= STORE_UPSTREAM_ID_ATTEMPTS) {
-        log.error(
-          { err, upstreamTaskId, channel },
-          'could not store the upstream task id; the task will fail as an interrupted submit',
-        );
+      if (attempt >= STORE_ATTEMPTS) {
+        ctx.log.error({ err }, ctx.lost);
         throw err;
       }
-      log.warn({ err, attempt }, 'storing the upstream task id failed; retrying');
+      ctx.log.warn({ err, attempt }, `${ctx.what} failed; retrying`);
       await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 5_000)));
     }
   }

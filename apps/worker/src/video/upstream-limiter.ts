@@ -22,7 +22,10 @@ const TOLERANCE_US = 50_000;
  * or how many milliseconds to wait before asking again (nothing reserved).
  */
 export class UpstreamLimiter {
-  private readonly spacing: Record<'submit' | 'poll', { intervalUs: number; toleranceUs: number } | undefined>;
+  private readonly spacing: Record<
+    'submit' | 'poll',
+    { intervalUs: number; toleranceUs: number } | undefined
+  >;
 
   constructor(
     private readonly redis: RedisClient,

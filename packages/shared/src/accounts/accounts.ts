@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import { creditAccount } from '../billing/ledger';
 import type { Db, DbOrTx } from '../db/client';
 import { accounts, apiKeys } from '../db/schema';
@@ -43,13 +43,28 @@ export async function createApiKey(
   return { id, key, displayPrefix: prefix };
 }
 
+/** Why an account starts with credit, and the English text older ledger readers show. */
+const GRANT_REASONS = {
+  signup_credit: 'test credit for a new account',
+  operator_grant: 'operator grant (cli)',
+  initial_credit: 'initial credit',
+} as const;
+
+export interface NewAccountArgs {
+  email: string;
+  initialCreditMicroUsd?: number;
+  /** why the account starts with credit (the grant's ledger details); initial_credit by default */
+  grant?: keyof typeof GRANT_REASONS;
+  passwordHash?: string;
+}
+
 /**
  * Creates an account with a default key and, when `initialCreditMicroUsd` > 0, a grant ledger
  * entry. Atomic. Throws when the e-mail is taken (unique violation, pg code 23505).
  */
 export async function createAccount(
   db: Db,
-  args: { email: string; initialCreditMicroUsd?: number; grantReason?: string; passwordHash?: string },
+  args: NewAccountArgs,
 ): Promise<{ accountId: string; key: CreatedKey }> {
   return db.transaction((tx) => insertAccount(tx, args));
 }
@@ -57,7 +72,7 @@ export async function createAccount(
 /** createAccount's work inside the caller's transaction. */
 export async function insertAccount(
   tx: DbOrTx,
-  args: { email: string; initialCreditMicroUsd?: number; grantReason?: string; passwordHash?: string },
+  args: NewAccountArgs,
 ): Promise<{ accountId: string; key: CreatedKey }> {
   const accountId = newAccountId();
   await tx.insert(accounts).values({
@@ -69,7 +84,8 @@ export async function insertAccount(
     accountId,
     amountMicroUsd: args.initialCreditMicroUsd ?? 0,
     kind: 'grant',
-    reason: args.grantReason ?? 'initial credit',
+    reason: GRANT_REASONS[args.grant ?? 'initial_credit'],
+    details: { cause: args.grant ?? 'initial_credit' },
   });
   const key = await createApiKey(tx, accountId, 'default');
   return { accountId, key };
@@ -92,13 +108,11 @@ export interface Principal {
 }
 
 /**
- * The key and account behind a presented key, in one query through the key-hash index; null
- * when the key is malformed, unknown, disabled, deleted or expired, or its account disabled.
- * Reads the database every time (no cache), so a key turned off anywhere stops working on every
- * API replica at once.
+ * The principal of the one usable key `which` selects: the key must be active and unexpired and its
+ * account active, else null. One query (the key joined to its account); what authenticates a
+ * presented key and what the console's playground calls as.
  */
-export async function authenticateApiKey(db: Db, presented: string): Promise<Principal | null> {
-  if (!API_KEY_PATTERN.test(presented)) return null;
+export async function activePrincipal(db: Db, which: SQL): Promise<Principal | null> {
   const rows = await db
     .select({
       keyId: apiKeys.id,
@@ -114,7 +128,7 @@ export async function authenticateApiKey(db: Db, presented: string): Promise<Pri
     .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
     .where(
       and(
-        eq(apiKeys.keyHash, hashApiKey(presented)),
+        which,
         eq(apiKeys.status, 'active'),
         eq(accounts.status, 'active'),
         or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, sql`now()`)),
@@ -122,6 +136,17 @@ export async function authenticateApiKey(db: Db, presented: string): Promise<Pri
     )
     .limit(1);
   return rows[0] ?? null;
+}
+
+/**
+ * The key and account behind a presented key, in one query through the key-hash index; null
+ * when the key is malformed, unknown, disabled, deleted or expired, or its account disabled.
+ * Reads the database every time (no cache), so a key turned off anywhere stops working on every
+ * API replica at once.
+ */
+export async function authenticateApiKey(db: Db, presented: string): Promise<Principal | null> {
+  if (!API_KEY_PATTERN.test(presented)) return null;
+  return activePrincipal(db, eq(apiKeys.keyHash, hashApiKey(presented)));
 }
 
 /**

@@ -43,5 +43,13 @@ export {
 export type { RegistrationPolicy, RegistrationStart } from './registration';
 export { authenticateSession, checkLogin, createSession, revokeSession } from './sessions';
 export type { SessionPrincipal } from './sessions';
-export { TooManyKeysError, createToken, deleteToken, getToken, listTokens, updateToken } from './tokens';
+export {
+  DuplicateKeyNameError,
+  TooManyKeysError,
+  createToken,
+  deleteToken,
+  getToken,
+  listTokens,
+  updateToken,
+} from './tokens';
 export type { TokenView } from './tokens';

@@ -1,8 +1,8 @@
-import { and, asc, count, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
+import { and, asc, count, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { accounts, apiKeys } from '../db/schema';
-import { createApiKey, type Principal } from './accounts';
-import { MAX_KEYS_PER_ACCOUNT, TooManyKeysError } from './tokens';
+import { apiKeys } from '../db/schema';
+import { activePrincipal, createApiKey, type Principal } from './accounts';
+import { lockAccountKeys, MAX_KEYS_PER_ACCOUNT, TooManyKeysError } from './tokens';
 
 /** The name of the key the console's playground calls with; listed with the account's keys. */
 export const PLAYGROUND_KEY_NAME = 'Console playground';
@@ -26,14 +26,14 @@ export class PlaygroundKeyOffError extends Error {
  */
 export async function playgroundPrincipal(db: Db, accountId: string): Promise<Principal> {
   const keyId = await db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`playground:${accountId}`}))`);
+    await lockAccountKeys(tx, accountId);
     const [existing] = await tx
       .select({ id: apiKeys.id })
       .from(apiKeys)
       .where(
         and(
           eq(apiKeys.accountId, accountId),
-          eq(apiKeys.name, PLAYGROUND_KEY_NAME),
+          sql`lower(${apiKeys.name}) = lower(${PLAYGROUND_KEY_NAME})`,
           ne(apiKeys.status, 'revoked'),
         ),
       )
@@ -47,28 +47,7 @@ export async function playgroundPrincipal(db: Db, accountId: string): Promise<Pr
     if ((held?.n ?? 0) >= MAX_KEYS_PER_ACCOUNT) throw new TooManyKeysError();
     return (await createApiKey(tx, accountId, PLAYGROUND_KEY_NAME)).id;
   });
-  const [principal] = await db
-    .select({
-      keyId: apiKeys.id,
-      accountId: apiKeys.accountId,
-      allowedModels: apiKeys.allowedModels,
-      allowedIps: apiKeys.allowedIps,
-      rpmLimit: accounts.rpmLimit,
-      maxActiveVideoTasks: accounts.maxActiveVideoTasks,
-      lastUsedAt: apiKeys.lastUsedAt,
-      expiresAt: apiKeys.expiresAt,
-    })
-    .from(apiKeys)
-    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
-    .where(
-      and(
-        eq(apiKeys.id, keyId),
-        eq(apiKeys.status, 'active'),
-        eq(accounts.status, 'active'),
-        or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, sql`now()`)),
-      ),
-    )
-    .limit(1);
+  const principal = await activePrincipal(db, eq(apiKeys.id, keyId));
   if (!principal) throw new PlaygroundKeyOffError();
   return principal;
 }

@@ -181,7 +181,7 @@ export async function verifyRegistration(
       email,
       passwordHash: claimed.passwordHash,
       initialCreditMicroUsd: policy.signupCreditMicroUsd,
-      grantReason: 'test credit for a new account',
+      grant: 'signup_credit',
     });
     return { accountId, email, key };
   });

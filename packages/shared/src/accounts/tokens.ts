@@ -1,4 +1,4 @@
-import { and, asc, count, eq, ne } from 'drizzle-orm';
+import { and, asc, count, eq, ne, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../db/client';
 import { apiKeys } from '../db/schema';
 import { type CreatedKey, createApiKey, type KeyLimits } from './accounts';
@@ -12,6 +12,47 @@ export class TooManyKeysError extends Error {
     super(`An account may hold at most ${MAX_KEYS_PER_ACCOUNT} keys; delete one first.`);
     this.name = 'TooManyKeysError';
   }
+}
+
+/**
+ * The account already has a key by that name (compared without regard to case, among its keys
+ * that are not deleted: active or disabled; a deleted key's name is free again).
+ */
+export class DuplicateKeyNameError extends Error {
+  constructor(readonly keyName: string) {
+    super(`You already have a key named "${keyName}"; choose another name.`);
+    this.name = 'DuplicateKeyNameError';
+  }
+}
+
+/**
+ * Serializes the changes of one account's key names and count (create, rename, the playground's
+ * key) until the transaction ends, so two at once cannot both take a name or the last place.
+ */
+export async function lockAccountKeys(tx: DbOrTx, accountId: string): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`api-keys:${accountId}`}))`);
+}
+
+/** Whether another key of the account (not deleted) has this name, case aside. */
+async function nameTaken(
+  tx: DbOrTx,
+  accountId: string,
+  name: string,
+  exceptKeyId?: string,
+): Promise<boolean> {
+  const [row] = await tx
+    .select({ id: apiKeys.id })
+    .from(apiKeys)
+    .where(
+      and(
+        eq(apiKeys.accountId, accountId),
+        ne(apiKeys.status, 'revoked'),
+        sql`lower(${apiKeys.name}) = lower(${name})`,
+        exceptKeyId ? ne(apiKeys.id, exceptKeyId) : undefined,
+      ),
+    )
+    .limit(1);
+  return row !== undefined;
 }
 
 /** A key as its owner sees it in the token list (never the key itself). */
@@ -45,7 +86,8 @@ const VIEW = {
 
 /**
  * Creates a named key with optional limits for the account. The plain key is in the result
- * only; it is never stored. Throws TooManyKeysError past MAX_KEYS_PER_ACCOUNT.
+ * only; it is never stored. Throws TooManyKeysError past MAX_KEYS_PER_ACCOUNT and
+ * DuplicateKeyNameError when another key has the name (both checked under the account's lock).
  */
 export async function createToken(
   db: Db,
@@ -53,6 +95,8 @@ export async function createToken(
   args: { name: string } & KeyLimits,
 ): Promise<{ key: CreatedKey; token: TokenView }> {
   return db.transaction(async (tx) => {
+    await lockAccountKeys(tx, accountId);
+    if (await nameTaken(tx, accountId, args.name)) throw new DuplicateKeyNameError(args.name);
     const [held] = await tx
       .select({ n: count() })
       .from(apiKeys)
@@ -85,10 +129,11 @@ export async function getToken(db: DbOrTx, accountId: string, keyId: string): Pr
 /**
  * Renames, disables or enables a key, or changes its limits (fields left undefined stay). Only
  * the account's own keys that are not deleted; returns null otherwise. A disabled key is
- * refused by every API replica from its next request on.
+ * refused by every API replica from its next request on. A new name another key has throws
+ * DuplicateKeyNameError (a key may change the case of its own).
  */
 export async function updateToken(
-  db: DbOrTx,
+  db: Db,
   accountId: string,
   keyId: string,
   patch: { name?: string; status?: 'active' | 'disabled' } & KeyLimits,
@@ -104,12 +149,21 @@ export async function updateToken(
     }).filter(([, v]) => v !== undefined),
   );
   if (Object.keys(set).length === 0) return getToken(db, accountId, keyId);
-  const [row] = await db
-    .update(apiKeys)
-    .set(set)
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId), ne(apiKeys.status, 'revoked')))
-    .returning(VIEW);
-  return row ?? null;
+  const update = async (tx: DbOrTx) => {
+    const [row] = await tx
+      .update(apiKeys)
+      .set(set)
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId), ne(apiKeys.status, 'revoked')))
+      .returning(VIEW);
+    return row ?? null;
+  };
+  const name = patch.name;
+  if (name === undefined) return update(db);
+  return db.transaction(async (tx) => {
+    await lockAccountKeys(tx, accountId);
+    if (await nameTaken(tx, accountId, name, keyId)) throw new DuplicateKeyNameError(name);
+    return update(tx);
+  });
 }
 
 /**

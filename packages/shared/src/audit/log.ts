@@ -11,6 +11,9 @@ export const AUDIT_ACTIONS = [
   'account.limits',
   'account.topup',
   'account.adjustment',
+  'topup.refund',
+  /** the end of an operator's refund: succeeded, failed (refused by the provider) or held */
+  'topup.refund_outcome',
   'task.retry',
   'queue.pause',
   'queue.resume',

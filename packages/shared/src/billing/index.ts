@@ -1,4 +1,6 @@
 // The module's public face: what the apps and the other modules call. Anything else is internal.
+export { recordBankTransfer } from './bank-transfers';
+export type { BankTransferResult } from './bank-transfers';
 export { adjustBalance, chargeForCall, findLedgerMismatches, refundCall, usdToMicro } from './ledger';
 export type { ChargeArgs, RefundArgs } from './ledger';
 export { checkLedger, ledgerCheckStatus } from './ledger-check';
@@ -15,6 +17,18 @@ export {
   insertTopUpOrder,
   listTopUpOrders,
 } from './topup-orders';
+export {
+  TopUpRefundRefusedError,
+  failTopUpRefund,
+  getTopUpRefund,
+  listPendingTopUpRefunds,
+  listTopUpRefunds,
+  listTopUpRefundsByStatus,
+  refundedShareMicroUsd,
+  reserveTopUpRefund,
+  succeedTopUpRefund,
+} from './topup-refunds';
+export type { RefundSuccessResult } from './topup-refunds';
 export { TopUpTooSmallError, UnknownAccountError, recordTopUp } from './topups';
 export type { TopUpPolicy, TopUpResult } from './topups';
 export { settleVideoUsage } from './video-usage';

@@ -264,6 +264,41 @@ describe('usage recorder', () => {
     expect(byRef.get('batch-299')).toMatchObject({ latencyMs: 299, outcome: 'succeeded' });
     expect(data.filter((u) => u.latencyMs === null)).toEqual([]);
   });
+
+  it('with a linger, writes the calls of the interval in one statement, and at once when drained', async () => {
+    const { accountId } = await account(1_000_000);
+    for (let i = 0; i < 3; i += 1) {
+      await charge({ accountId, amountMicroUsd: 10, ref: `linger-${i}`, requestId: `lq-${i}` });
+    }
+    let writes = 0;
+    const statements = database.pool.query.bind(database.pool);
+    const spy = jest.spyOn(database.pool, 'query').mockImplementation(((...args: unknown[]) => {
+      if (String((args[0] as { text?: string })?.text ?? args[0]).includes('update usage_records'))
+        writes += 1;
+      return (statements as (...a: unknown[]) => unknown)(...args);
+    }) as never);
+    const latencies = async () =>
+      (await listUsage(database.db, accountId, { limit: 10 })).data.map((u) => u.latencyMs).sort();
+    const recorder = createUsageRecorder(database.db, (err) => expect(err).toBeUndefined(), {
+      lingerMs: 60_000,
+    });
+    try {
+      recorder.record({ accountId, requestId: 'lq-0', latencyMs: 10, ok: true });
+      // the calls that end apart, within the linger, wait for each other instead of a write each
+      await new Promise((r) => setTimeout(r, 50));
+      recorder.record({ accountId, requestId: 'lq-1', latencyMs: 11, ok: true });
+      await new Promise((r) => setTimeout(r, 50));
+      recorder.record({ accountId, requestId: 'lq-2', latencyMs: 12, ok: true });
+      expect(writes).toBe(0);
+      expect(await latencies()).toEqual([null, null, null]);
+      // a shutdown does not wait out the linger
+      await recorder.drain();
+    } finally {
+      spy.mockRestore();
+    }
+    expect(writes).toBe(1);
+    expect(await latencies()).toEqual([10, 11, 12]);
+  });
 });
 
 describe('top-ups', () => {

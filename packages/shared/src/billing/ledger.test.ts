@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { createAccount, getAccount } from '../accounts';
 import type { Database } from '../db/client';
 import { InsufficientQuotaError } from '../errors';
@@ -68,5 +69,38 @@ describe('ledger', () => {
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10);
     expect(await balance(accountId)).toBe(0);
+  });
+
+  it("commits an image call's charge on its own without touching its connection's durability", async () => {
+    // the charge of a call that settles later commits without its WAL flush (the settlement's
+    // synchronous commit flushes it): the setting must end with the statement, and a charge in a
+    // caller's transaction must not change that transaction's
+    const one = await openTestDatabase({ max: 1 });
+    try {
+      const { accountId, key } = await createAccount(one.db, {
+        email: 'd@example.test',
+        initialCreditMicroUsd: 1_000,
+      });
+      const args = { accountId, keyId: key.id, amountMicroUsd: 100, settlesLater: true } as const;
+      const setting = async () =>
+        (await one.pool.query<{ synchronous_commit: string }>('show synchronous_commit')).rows[0]!
+          .synchronous_commit;
+      await chargeForCall(one.db, { ...args, ref: 'own-1' });
+      await chargeForCall(one.db, { ...args, ref: 'own-2' });
+      expect(await setting()).toBe('on');
+      const inTx = await one.db.transaction(async (tx) => {
+        await chargeForCall(tx, { ...args, ref: 'tx-1' });
+        return (await tx.execute<{ synchronous_commit: string }>(sql`show synchronous_commit`)).rows[0]!
+          .synchronous_commit;
+      });
+      expect(inTx).toBe('on');
+      await expect(
+        chargeForCall(one.db, { ...args, amountMicroUsd: 800, ref: 'own-3' }),
+      ).rejects.toBeInstanceOf(InsufficientQuotaError);
+      expect((await getAccount(one.db, accountId))!.balanceMicroUsd).toBe(700);
+      expect(await findLedgerMismatches(one.db)).toEqual([]);
+    } finally {
+      await one.close();
+    }
   });
 });

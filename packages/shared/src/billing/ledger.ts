@@ -2,7 +2,7 @@ import { and, eq, gte, type SQL, sql } from 'drizzle-orm';
 import { takeVideoSlot, videoSlotFree } from '../accounts/video-slots-sql';
 import { type DbOrTx, isTransaction } from '../db/client';
 import { sqlTemplates } from '../db/template';
-import { accounts, ledgerEntries } from '../db/schema';
+import { accounts, type CallRefundDetails, type LedgerDetails, ledgerEntries } from '../db/schema';
 import { ConcurrencyLimitError, InsufficientQuotaError, PermissionDeniedError } from '../errors';
 
 export interface ChargeArgs {
@@ -79,6 +79,12 @@ export interface ChargeValues {
 export interface ChargeShape {
   videoSlot: boolean;
   settlesLater: boolean;
+  /**
+   * The statement commits without waiting for its WAL flush (`synchronous_commit` off for its own
+   * transaction): only for a statement committed on its own whose call settles later (see
+   * chargeForCall), never inside a caller's transaction.
+   */
+  flushedBySettlement?: boolean;
 }
 
 /** The values of a charge of `args`, as chargeSql takes them. */
@@ -177,6 +183,7 @@ export function chargeSql(v: ChargeValues, shape: ChargeShape, also?: ChargeAlso
       end as ok
     ) as checked
     ${also ? sql`cross join ${sql.raw(also.name)}` : sql``}
+    ${shape.flushedBySettlement ? sql`cross join (select set_config('synchronous_commit', 'off', true)) as flushed_by_settlement` : sql``}
     where checked.ok`;
 }
 
@@ -221,11 +228,18 @@ export async function withChargeChecks<T>(
  * Charges a call (see chargeStatement), throwing as withChargeChecks does. It works inside the
  * caller's transaction (which a refusal aborts) or on its own, committed by itself, so that the
  * account row it locks is released as soon as it commits.
+ *
+ * On its own, the charge of a call that settles later (an image call) commits without waiting for
+ * the disk (its WAL flush): its settlement commits synchronously before any result is delivered,
+ * and Postgres flushes its WAL in order, so that flush makes the charge durable too. A database
+ * crash in between loses the charge of a call that then delivers nothing (its settlement cannot
+ * commit): nothing is kept, and nothing is owed. The charge's checks and locks are unchanged.
  */
 export async function chargeForCall(db: DbOrTx, args: ChargeArgs): Promise<void> {
   const shape = chargeShape(args);
+  const flushedBySettlement = shape.settlesLater && !isTransaction(db);
   const template = chargeTemplates(
-    `${shape.videoSlot ? 'slot' : 'plain'}:${shape.settlesLater ? 'later' : 'now'}`,
+    `${shape.videoSlot ? 'slot' : 'plain'}:${flushedBySettlement ? 'later-unflushed' : shape.settlesLater ? 'later' : 'now'}`,
   );
   await withChargeChecks(db, args, () => template(db, chargeValues(args)));
 }
@@ -234,10 +248,17 @@ export async function chargeForCall(db: DbOrTx, args: ChargeArgs): Promise<void>
  * The charge statement of each shape, rendered once per process (every image call and charged
  * request runs one): drizzle's walk of this large statement was most of its time per call.
  */
-const chargeTemplates = sqlTemplates<`${'slot' | 'plain'}:${'later' | 'now'}`, ChargeValues>(
-  (shape) => (p) =>
-    chargeSql(p, { videoSlot: shape.startsWith('slot:'), settlesLater: shape.endsWith(':later') }),
-);
+const chargeTemplates = sqlTemplates<
+  `${'slot' | 'plain'}:${'later-unflushed' | 'later' | 'now'}`,
+  ChargeValues
+>((shape) => (p) => {
+  const when = shape.split(':')[1];
+  return chargeSql(p, {
+    videoSlot: shape.startsWith('slot:'),
+    settlesLater: when !== 'now',
+    flushedBySettlement: when === 'later-unflushed',
+  });
+});
 
 /** The failed check named by mediagate_abort_charge (SQLSTATE MG001), or null for any other error. */
 function chargeAbortReason(err: unknown): string | null {
@@ -256,7 +277,10 @@ export interface RefundArgs {
   amountMicroUsd: number;
   /** the call's billing reference, as charged */
   ref: string;
+  /** English text of older readers */
   reason?: string;
+  /** why, in fields: what the console words the entry from */
+  details?: CallRefundDetails;
 }
 
 /**
@@ -274,8 +298,9 @@ export function refundStatement(args: RefundArgs, also?: { ctes: SQL; columns: S
   const amount = sql`${args.amountMicroUsd}::bigint`;
   return sql`
     with refund_entry as (
-      insert into ledger_entries (account_id, kind, amount_micro_usd, ref, reason)
-      select ${args.accountId}::text, 'refund', ${amount}, ${args.ref}::text, ${args.reason ?? null}::text
+      insert into ledger_entries (account_id, kind, amount_micro_usd, ref, reason, details)
+      select ${args.accountId}::text, 'refund', ${amount}, ${args.ref}::text, ${args.reason ?? null}::text,
+             ${args.details ? JSON.stringify(args.details) : null}::jsonb
       where ${amount} > 0
       on conflict do nothing
       returning id
@@ -305,15 +330,15 @@ export async function refundCall(tx: DbOrTx, args: RefundArgs): Promise<boolean>
 
 /**
  * The writes of credits for a one-statement hot path (data-modifying CTEs): `source` names a CTE
- * of rows (account_id, kind, amount_micro_usd, ref, reason); `ledger` inserts them (rows of 0 are
+ * of rows (account_id, kind, amount_micro_usd, ref, reason, details); `ledger` inserts them (rows of 0 are
  * skipped; (kind, ref) is unique) and `balance` adds them to the accounts. Use both in the same
  * statement, each as its own CTE.
  */
 export function creditRowsStatements(source: string): { ledger: SQL; balance: SQL } {
   const from = sql.raw(source);
   return {
-    ledger: sql`insert into ledger_entries (account_id, kind, amount_micro_usd, ref, reason)
-      select account_id, kind, amount_micro_usd, ref, reason from ${from} where amount_micro_usd > 0`,
+    ledger: sql`insert into ledger_entries (account_id, kind, amount_micro_usd, ref, reason, details)
+      select account_id, kind, amount_micro_usd, ref, reason, details from ${from} where amount_micro_usd > 0`,
     balance: sql`update accounts a
       set balance_micro_usd = a.balance_micro_usd + c.total, updated_at = now()
       from (select account_id, sum(amount_micro_usd)::bigint as total from ${from} group by account_id) c
@@ -330,6 +355,7 @@ export async function creditAccount(
     kind: 'grant' | 'topup' | 'bonus';
     ref?: string;
     reason?: string;
+    details: LedgerDetails;
   },
 ): Promise<void> {
   if (args.amountMicroUsd <= 0) return;
@@ -339,6 +365,7 @@ export async function creditAccount(
     amountMicroUsd: args.amountMicroUsd,
     ref: args.ref,
     reason: args.reason,
+    details: args.details,
   });
   await tx
     .update(accounts)
@@ -350,8 +377,8 @@ export async function creditAccount(
 }
 
 /**
- * An operator's signed correction of the balance, with its reason, inside the caller's
- * transaction. A negative adjustment larger than the balance throws InsufficientQuotaError
+ * An operator's signed correction of the balance, with its reason (the operator's note, shown to
+ * the owner as written), inside the caller's transaction. A negative adjustment larger than the balance throws InsufficientQuotaError
  * (nothing written). With `ref`, idempotent: a second adjustment with the same ref does nothing
  * and returns false.
  */
@@ -368,6 +395,7 @@ export async function adjustBalance(
       amountMicroUsd: args.amountMicroUsd,
       ref: args.ref,
       reason: args.reason,
+      details: { cause: 'operator', note: args.reason },
       operatorId: args.operatorId,
     })
     .onConflictDoNothing()

@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Db } from '../db/client';
-import { usageRecords } from '../db/schema';
+import { type CallRefundDetails, usageRecords } from '../db/schema';
 import { sqlTemplate } from '../db/template';
 import { refundCall } from './ledger';
 
@@ -92,13 +92,14 @@ export interface Settlement {
  */
 export async function settleImageCall(
   db: Db,
-  args: { accountId: string; ref: string; refundMicroUsd: number | 'all'; reason?: string },
+  args: {
+    accountId: string;
+    ref: string;
+    refundMicroUsd: number | 'all';
+    reason?: string;
+    details?: CallRefundDetails;
+  },
 ): Promise<Settlement> {
-  const settled = and(
-    eq(usageRecords.ref, args.ref),
-    eq(usageRecords.accountId, args.accountId),
-    isNull(usageRecords.settledAt),
-  );
   if (args.refundMicroUsd !== 'all' && args.refundMicroUsd <= 0) {
     // nothing to give back (every image delivered, the common case): the mark alone, one
     // statement on its own (no transaction to open and commit), shared with the calls that end
@@ -109,7 +110,13 @@ export async function settleImageCall(
     const [row] = await tx
       .update(usageRecords)
       .set({ settledAt: sql`now()` })
-      .where(settled)
+      .where(
+        and(
+          eq(usageRecords.ref, args.ref),
+          eq(usageRecords.accountId, args.accountId),
+          isNull(usageRecords.settledAt),
+        ),
+      )
       .returning({ cost: usageRecords.costMicroUsd, refunded: usageRecords.refundedMicroUsd });
     if (!row) return { settled: false, refundedMicroUsd: 0 };
     const open = Math.max(0, row.cost - row.refunded);
@@ -121,6 +128,7 @@ export async function settleImageCall(
         amountMicroUsd: amount,
         ref: args.ref,
         reason: args.reason,
+        details: args.details,
       }));
     return { settled: true, refundedMicroUsd: applied ? amount : 0 };
   });
@@ -148,7 +156,8 @@ export async function sweepUnsettledImageCalls(
 ): Promise<SweptCall[]> {
   const batchSize = opts.batchSize ?? 500;
   const swept: SweptCall[] = [];
-  const reason = `not settled within ${Math.round(opts.olderThanMs / 1000)} s (the call's process ended or its settlement failed); its result never reached the client`;
+  const afterS = Math.round(opts.olderThanMs / 1000);
+  const reason = `not settled within ${afterS} s (the call's process ended or its settlement failed); its result never reached the client`;
   let afterId = 0;
   for (;;) {
     const batch = await db
@@ -170,6 +179,7 @@ export async function sweepUnsettledImageCalls(
           ref: call.ref,
           refundMicroUsd: 'all',
           reason,
+          details: { cause: 'unsettled', after_s: afterS },
         });
         if (!done.settled) continue;
         swept.push({ ref: call.ref, accountId: call.accountId, refundedMicroUsd: done.refundedMicroUsd });

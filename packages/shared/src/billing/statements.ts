@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { apiKeys, ledgerEntries, tasks, usageRecords } from '../db/schema';
 import { sqlTemplate } from '../db/template';
@@ -21,7 +21,8 @@ export type LedgerKind = (typeof ledgerEntries.kind.enumValues)[number];
 
 /**
  * The account's ledger, newest first, keyset-paged by entry id (`before` = a previous nextCursor);
- * only entries of `kind` when given.
+ * only entries of `kind` when given. A charge or a refund of a call carries the call's model and
+ * units from its usage record (same ref), which the charge statement does not copy.
  */
 export async function listLedger(
   db: DbOrTx,
@@ -35,9 +36,20 @@ export async function listLedger(
       amountMicroUsd: ledgerEntries.amountMicroUsd,
       ref: ledgerEntries.ref,
       reason: ledgerEntries.reason,
+      details: ledgerEntries.details,
+      model: usageRecords.model,
+      units: usageRecords.units,
       createdAt: ledgerEntries.createdAt,
     })
     .from(ledgerEntries)
+    .leftJoin(
+      usageRecords,
+      and(
+        inArray(ledgerEntries.kind, ['charge', 'refund']),
+        eq(usageRecords.ref, ledgerEntries.ref),
+        eq(usageRecords.accountId, ledgerEntries.accountId),
+      ),
+    )
     .where(
       and(
         eq(ledgerEntries.accountId, accountId),
@@ -74,6 +86,10 @@ export async function listUsage(
       outcome: sql<string>`coalesce(${tasks.status}, ${usageRecords.outcome})`,
       latencyMs: usageRecords.latencyMs,
       createdAt: usageRecords.createdAt,
+      /** a video task's row: its task, from its start to its end (null until both happened) */
+      taskId: tasks.id,
+      taskStartedAt: tasks.startedAt,
+      taskCompletedAt: tasks.completedAt,
     })
     .from(usageRecords)
     .leftJoin(apiKeys, eq(apiKeys.id, usageRecords.apiKeyId))
@@ -175,31 +191,51 @@ const finishUsageStatement = sqlTemplate<{
     where u.request_id = v.request_id and u.account_id is not distinct from v.account_id`,
 );
 
+/** the most calls one usage statement writes */
+const MAX_USAGE_BATCH = 500;
+
 /**
- * Writes finished calls as they come, in batches: a call recorded while a write is under way
- * joins the next one, so a busy API issues one statement per batch instead of one per call,
- * and an idle one writes each call at once.
+ * Writes finished calls in batches: a call recorded while a write is under way joins the next one,
+ * so a busy API issues one statement per batch instead of one per call. With `lingerMs`, the first
+ * call of a batch also waits that long for others to join (the write happens after the answer has
+ * gone out, so nobody waits for it): one statement carries every call of the interval, where
+ * without it a call every 10 ms is one statement each. A batch of MAX_USAGE_BATCH calls is written
+ * at once; `drain` writes whatever waits at once.
  */
-export function createUsageRecorder(db: DbOrTx, onError: (err: unknown) => void) {
+export function createUsageRecorder(
+  db: DbOrTx,
+  onError: (err: unknown) => void,
+  opts: { lingerMs?: number } = {},
+) {
+  const lingerMs = opts.lingerMs ?? 0;
   let pending: FinishedCall[] = [];
   let running: Promise<void> | null = null;
+  let lingering: NodeJS.Timeout | null = null;
   const run = async () => {
     while (pending.length > 0) {
       const batch = pending;
       pending = [];
-      for (let i = 0; i < batch.length; i += 500) {
-        await finishUsageBatch(db, batch.slice(i, i + 500)).catch(onError);
+      for (let i = 0; i < batch.length; i += MAX_USAGE_BATCH) {
+        await finishUsageBatch(db, batch.slice(i, i + MAX_USAGE_BATCH)).catch(onError);
       }
     }
     running = null;
   };
+  const write = () => {
+    if (lingering) clearTimeout(lingering);
+    lingering = null;
+    running ??= run();
+  };
   return {
     record(call: FinishedCall): void {
       pending.push(call);
-      running ??= run();
+      if (running) return; // written by the run under way, once its current statement is done
+      if (lingerMs <= 0 || pending.length >= MAX_USAGE_BATCH) write();
+      else lingering ??= setTimeout(write, lingerMs);
     },
-    /** Resolves once every call recorded so far is written (or its write failed). */
+    /** Resolves once every call recorded so far is written (or its write failed), without lingering. */
     async drain(): Promise<void> {
+      if (pending.length > 0 && !running) write();
       while (running) await running;
     },
   };

@@ -1,5 +1,20 @@
 import { createHash } from 'node:crypto';
-import { and, asc, count, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  gt,
+  gte,
+  inArray,
+  isNull,
+  lt,
+  min,
+  notInArray,
+  or,
+  sql,
+} from 'drizzle-orm';
 import type { DbOrTx } from '../db/client';
 import { fromDriverRow } from '../db/driver-row';
 import { bankTransferReferences, type TopUpOrderRow, topupOrders } from '../db/schema';
@@ -92,10 +107,12 @@ export interface CreditOrderResult {
 
 /**
  * Credits a paid order, exactly once, in one statement: the order moves to `credited` (a
- * compare-and-set from `created`, `expired` or `closed`: money the provider took is credited
+ * compare-and-set from `created`, `expired`, `closed` or `cancelled`: money the provider took is credited
  * whatever our side decided meanwhile) with its trade id and payment time, the payment row and
  * the `topup` and `bonus` ledger entries are written (unique per order) and the balance raised.
  * Being paid and being credited commit together, so no reader sees an order `paid` on this path.
+ * An order the provider already reports refunded (in part) is not credited here (settleTopUpPayment
+ * holds it for an operator).
  * A concurrent or repeated call finds the order moved and returns `credited: false`. The caller
  * has checked the provider, the amount and the merchant against the order.
  */
@@ -110,7 +127,7 @@ export async function creditTopUpOrder(
         update topup_orders
         set status = 'credited', provider_trade_id = coalesce(${args.tradeId ?? null}::text, provider_trade_id),
             paid_at = ${paidAt.toISOString()}::timestamptz, credited_at = now(), updated_at = now()
-        where id = ${args.orderId} and status in ('created', 'expired', 'closed')
+        where id = ${args.orderId} and status in ('created', 'expired', 'closed', 'cancelled') and refunded_fen = 0
         returning *
       )`,
       source: sql`select account_id, provider, id as reference, credit_micro_usd as amount_micro_usd,
@@ -132,7 +149,7 @@ export async function creditTopUpOrder(
 
 /**
  * The provider took a payment that cannot be credited automatically (another amount): the order
- * moves to `paid` (from `created`, `expired` or `closed`), leaves the reconciler's sweep and waits for an
+ * moves to `paid` (from `created`, `expired`, `closed` or `cancelled`), leaves the reconciler's sweep and waits for an
  * operator. False if it had moved.
  */
 export async function markTopUpOrderPaid(
@@ -149,7 +166,10 @@ export async function markTopUpOrderPaid(
       updatedAt: now,
     })
     .where(
-      and(eq(topupOrders.id, args.orderId), inArray(topupOrders.status, ['created', 'expired', 'closed'])),
+      and(
+        eq(topupOrders.id, args.orderId),
+        inArray(topupOrders.status, ['created', 'expired', 'closed', 'cancelled']),
+      ),
     )
     .returning({ id: topupOrders.id });
   return rows.length > 0;
@@ -193,7 +213,10 @@ export async function openTopUpOrders(
   return { count: n?.n ?? 0, firstExpiresAt: first?.expiresAt ?? null };
 }
 
-/** Orders still waiting for payment that were created before `createdBefore`, oldest first. */
+/**
+ * Orders that may still be paid, created before `createdBefore`, oldest first: those waiting for
+ * payment, and those cancelled whose code was not yet known dead (`closed_at` null).
+ */
 export async function listOpenTopUpOrders(
   db: DbOrTx,
   createdBefore: Date,
@@ -202,9 +225,71 @@ export async function listOpenTopUpOrders(
   return db
     .select()
     .from(topupOrders)
-    .where(and(eq(topupOrders.status, 'created'), lt(topupOrders.createdAt, createdBefore)))
+    .where(
+      and(
+        or(
+          eq(topupOrders.status, 'created'),
+          and(eq(topupOrders.status, 'cancelled'), isNull(topupOrders.closedAt)),
+        ),
+        lt(topupOrders.createdAt, createdBefore),
+      ),
+    )
     .orderBy(topupOrders.createdAt)
     .limit(limit);
+}
+
+/**
+ * The customer cancels an order still `created`: it moves to `cancelled` (compare-and-set; false
+ * if it had moved). `codeDead`: the provider closed it, so `closed_at` is set and the reconciler
+ * forgets it; otherwise its code may still be paid and the reconciler keeps asking
+ * (markCancelledTopUpOrderDead ends that).
+ */
+export async function markTopUpOrderCancelled(
+  db: DbOrTx,
+  id: string,
+  args: { codeDead: boolean },
+): Promise<TopUpOrderRow | undefined> {
+  const now = new Date();
+  const [row] = await db
+    .update(topupOrders)
+    .set({ status: 'cancelled', cancelledAt: now, closedAt: args.codeDead ? now : null, updatedAt: now })
+    .where(and(eq(topupOrders.id, id), eq(topupOrders.status, 'created')))
+    .returning();
+  return row;
+}
+
+/** A cancelled order's code can no longer be paid: `closed_at` is set. False if it was set or the order moved. */
+export async function markCancelledTopUpOrderDead(db: DbOrTx, id: string): Promise<boolean> {
+  const now = new Date();
+  const rows = await db
+    .update(topupOrders)
+    .set({ closedAt: now, updatedAt: now })
+    .where(and(eq(topupOrders.id, id), eq(topupOrders.status, 'cancelled'), isNull(topupOrders.closedAt)))
+    .returning({ id: topupOrders.id });
+  return rows.length > 0;
+}
+
+/**
+ * Unpaid orders the account created since `since` (waiting, cancelled, expired or refused: each was
+ * placed at the provider and came to nothing; paid ones do not count), and when the first of them
+ * was created.
+ */
+export async function unpaidTopUpOrdersCreatedSince(
+  db: DbOrTx,
+  accountId: string,
+  since: Date,
+): Promise<{ count: number; firstCreatedAt: Date | null }> {
+  const [row] = await db
+    .select({ n: count(), first: min(topupOrders.createdAt) })
+    .from(topupOrders)
+    .where(
+      and(
+        eq(topupOrders.accountId, accountId),
+        gte(topupOrders.createdAt, since),
+        notInArray(topupOrders.status, ['paid', 'credited']),
+      ),
+    );
+  return { count: row?.n ?? 0, firstCreatedAt: row?.first ?? null };
 }
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';

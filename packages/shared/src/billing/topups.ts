@@ -46,10 +46,11 @@ export interface TopUpResult {
  * THE statement that credits a top-up (every path: QR orders on their notification or the
  * reconciler's query, the dev provider, operators' bank transfers). `source` selects at most one
  * row (account_id, provider, reference, amount_micro_usd, bonus_micro_usd, note, created_by, raw,
- * paid: the amount as paid, e.g. `35.00 CNY`); `before` are CTEs it may read (an order's
- * compare-and-set). In one statement: the payment row (unique per provider and reference: a
- * repeat inserts nothing and credits nothing), the `topup` and `bonus` ledger entries (one text
- * each, below) and the balance. Returns one row when it credited: the payment row's id as
+ * paid: the amount as paid, `<decimal> CNY` or `<decimal> USD`, e.g. `35.00 CNY`); `before` are
+ * CTEs it may read (an order's compare-and-set). In one statement: the payment row (unique per
+ * provider and reference: a repeat inserts nothing and credits nothing), the `topup` and `bonus`
+ * ledger entries (their details, `payment` with the provider, reference and amount paid, and one
+ * English text each, below) and the balance. Returns one row when it credited: the payment row's id as
  * `payment_id`, or the `select` list over `pay` and the `before` CTEs.
  */
 export function creditTopUpStatement(args: { before?: SQL; source: SQL; select?: SQL; from?: SQL }): SQL {
@@ -62,11 +63,11 @@ export function creditTopUpStatement(args: { before?: SQL; source: SQL; select?:
       returning id, account_id, provider, reference, amount_micro_usd, bonus_micro_usd
     ), credit_rows as (
       select p.account_id, 'topup'::text as kind, p.amount_micro_usd, p.provider || ':' || p.reference as ref,
-             ${topUpReasonSql('topup')} as reason
+             ${topUpReasonSql('topup')} as reason, ${paymentDetailsSql} as details
       from pay p join src s on s.provider = p.provider and s.reference = p.reference
       union all
       select p.account_id, 'bonus', p.bonus_micro_usd, p.provider || ':' || p.reference,
-             ${topUpReasonSql('bonus')}
+             ${topUpReasonSql('bonus')}, ${paymentDetailsSql}
       from pay p join src s on s.provider = p.provider and s.reference = p.reference
     ), l as (${credit.ledger}), b as (${credit.balance})
     select ${args.select ?? sql`pay.id as payment_id`} from pay${args.from ? sql`, ${args.from}` : sql``}`;
@@ -82,18 +83,29 @@ function topUpReasonSql(kind: 'topup' | 'bonus'): SQL {
     : sql.raw(`'bonus on a top-up of ' || s.paid || ' via ' || p.provider`);
 }
 
+/**
+ * The details of a top-up's ledger entries (LedgerDetails `payment`), the amount paid read exactly
+ * from `s.paid` (p: the payment, s: its source row).
+ */
+const paymentDetailsSql = sql.raw(`jsonb_build_object('cause', 'payment', 'provider', p.provider,
+  'reference', p.reference, 'paid', case split_part(s.paid, ' ', 2)
+    when 'CNY' then jsonb_build_object('currency', 'CNY',
+      'amount_fen', (split_part(s.paid, ' ', 1)::numeric * 100)::bigint)
+    else jsonb_build_object('currency', 'USD',
+      'amount_micro_usd', (split_part(s.paid, ' ', 1)::numeric * 1000000)::bigint) end)`);
+
 /** A USD amount as the ledger texts write it: 2 decimals at least, every micro-USD kept. */
 export function usdPaidSql(microUsd: SQL): SQL {
   return sql`to_char((${microUsd})::numeric / 1000000, 'FM999999999990.009999') || ' USD'`;
 }
 
 /**
- * Credits a received payment in USD (the dev provider, operators' bank transfers) with
- * creditTopUpStatement: the payment row, a `topup` ledger entry and, at or above the policy's
- * threshold, a separate `bonus` entry. Idempotent per (provider, reference): a repeat returns the
- * first payment with `credited: false`. Throws TopUpTooSmallError below the minimum and
- * UnknownAccountError for a missing account. `inTransaction` runs inside the same transaction
- * when the payment is credited, for what must commit with it (an operator's audit record).
+ * Credits a received payment in USD (the dev provider) with creditTopUpStatement: the payment row,
+ * a `topup` ledger entry and, at or above the policy's threshold, a separate `bonus` entry.
+ * Idempotent per (provider, reference): a repeat returns the first payment with `credited: false`.
+ * Throws TopUpTooSmallError below the minimum and UnknownAccountError for a missing account.
+ * `inTransaction` runs inside the same transaction when the payment is credited, for what must
+ * commit with it (an operator's audit record).
  */
 export async function recordTopUp(
   db: Db,
@@ -112,17 +124,44 @@ export async function recordTopUp(
   if (!Number.isSafeInteger(args.amountMicroUsd) || args.amountMicroUsd < policy.minMicroUsd) {
     throw new TopUpTooSmallError(policy.minMicroUsd);
   }
-  const bonus = topUpBonus(args.amountMicroUsd, policy);
+  const amount = sql`${args.amountMicroUsd}::bigint`;
+  return creditReceivedTopUp(
+    db,
+    { ...args, bonusMicroUsd: topUpBonus(args.amountMicroUsd, policy), paid: usdPaidSql(amount) },
+    opts,
+  );
+}
+
+/**
+ * Credits a received payment whose credit and bonus are already decided (recordTopUp, bank
+ * transfers in CNY): creditTopUpStatement in a transaction, `paid` the amount as the ledger texts
+ * write it. Idempotent per (provider, reference): a repeat returns the first payment (its `raw`
+ * too) with `credited: false`. Throws UnknownAccountError for a missing account.
+ */
+export async function creditReceivedTopUp(
+  db: Db,
+  args: {
+    accountId: string;
+    provider: string;
+    reference: string;
+    amountMicroUsd: number;
+    bonusMicroUsd: number;
+    paid: SQL;
+    note?: string;
+    createdBy?: string;
+    raw?: unknown;
+  },
+  opts: { inTransaction?: (tx: DbOrTx, credited: TopUpResult) => Promise<void> } = {},
+): Promise<TopUpResult & { raw?: unknown }> {
   return db.transaction(async (tx) => {
-    const amount = sql`${args.amountMicroUsd}::bigint`;
     const { rows } = await tx.execute<{ payment_id: string | number }>(
       creditTopUpStatement({
         source: sql`select a.id as account_id, ${args.provider}::text as provider,
-            ${args.reference}::text as reference, ${amount} as amount_micro_usd,
-            ${bonus}::bigint as bonus_micro_usd, ${args.note ?? null}::text as note,
+            ${args.reference}::text as reference, ${args.amountMicroUsd}::bigint as amount_micro_usd,
+            ${args.bonusMicroUsd}::bigint as bonus_micro_usd, ${args.note ?? null}::text as note,
             ${args.createdBy ?? null}::text as created_by,
             ${args.raw === undefined ? null : JSON.stringify(args.raw)}::jsonb as raw,
-            ${usdPaidSql(amount)} as paid
+            ${args.paid} as paid
           from accounts a where a.id = ${args.accountId}`,
       }),
     );
@@ -132,10 +171,10 @@ export async function recordTopUp(
         paymentId: Number(rows[0].payment_id),
         accountId: args.accountId,
         amountMicroUsd: args.amountMicroUsd,
-        bonusMicroUsd: bonus,
+        bonusMicroUsd: args.bonusMicroUsd,
       };
       await opts.inTransaction?.(tx, result);
-      return result;
+      return { ...result, raw: args.raw };
     }
     const [account] = await tx
       .select({ id: accounts.id })
@@ -154,6 +193,7 @@ export async function recordTopUp(
       accountId: existing!.accountId,
       amountMicroUsd: existing!.amountMicroUsd,
       bonusMicroUsd: existing!.bonusMicroUsd,
+      raw: existing!.raw ?? undefined,
     };
   });
 }

@@ -1,5 +1,6 @@
 import type { ModelCatalog } from '../catalog/model-catalog';
 import { type VideoResolution, videoModelId } from '../catalog/video-models';
+import type { CallRefundDetails } from '../db/schema';
 
 /** What the vendor reported it produced (DashScope `usage`, parsed leniently). */
 export interface ReportedVideoUsage {
@@ -13,7 +14,10 @@ export interface VideoUsageSettlement {
   quotedMicroUsd: number;
   actualMicroUsd: number;
   refundMicroUsd: number;
+  /** English text of older ledger readers */
   reason: string;
+  /** the refund's ledger details */
+  details: CallRefundDetails;
 }
 
 /**
@@ -53,6 +57,14 @@ export function settleVideoUsage(
     quotedMicroUsd: quoted,
     actualMicroUsd: actual,
     refundMicroUsd: refund,
+    details: {
+      cause: 'usage_settlement',
+      quoted_micro_usd: quoted,
+      actual_micro_usd: actual,
+      duration_s: duration,
+      resolution,
+      audio,
+    },
     reason: `usage settlement: quoted ${quoted}, actual ${actual} micro-USD (vendor reported ${duration} s, ${resolution}${audio ? '' : ', silent'}); refund ${refund}`,
   };
 }

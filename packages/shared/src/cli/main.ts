@@ -17,10 +17,12 @@ import {
 import { usdToMicro } from '../billing';
 import { baseEnvSchema, loadConfig } from '../config/env';
 import { createDatabase, type Database, pgErrorCode } from '../db/client';
+import { createLogger } from '../log';
 import { createQrPaymentProviders, paymentsEnvShape, refinePaymentsEnv } from '../payments';
 import { createCallbacksQueue, enqueueDelivery } from '../queue/callbacks-queue';
 import { createRedis } from '../queue/connection';
 import { redeliverFailedSince } from '../webhooks/outbox';
+import { refundTopUpFromCli } from './topup-refund';
 
 const USAGE = `usage: pnpm cli <command> [options]
 
@@ -30,7 +32,9 @@ accounts
   account:list [--email <part>] [--after <account id>] [--limit <n>] [--json]
                       accounts in creation order, optionally those whose e-mail contains <part>
   account:find <e-mail | account id> [--json]
-                      one account and every key it has (deleted ones included)
+  account:find --key <key> [--json]
+                      one account (or a key's account: its id or secret, "-" from stdin) and
+                      every key it has (deleted ones included)
 
 keys (a key is named by its id key_..., by the secret sk-... itself, or by the
 shown prefix sk-abcd...wxyz; "-" reads it from stdin, which keeps a secret
@@ -50,6 +54,12 @@ payments
                       WECHATPAY_ variables): asks it about an order that does not exist and checks
                       that the answer comes back signed and verified; prints one line per provider;
                       exit 1 when one fails (the line says why: refused, unsigned, not verified)
+  topup:refund <topup id> --operator <e-mail | account id> --reason <text> [--amount-cny <n>]
+                      refunds a paid QR top-up through its provider (all that is left by default;
+                      never more), recorded and audited under that operator, as the console's
+                      Refund does; prints the refund id; exit 0 refunded, 3 under way or held
+                      (the message says what is left), 1 nothing refunded (not paid, more than is
+                      left, refused by the provider: the message says why)
 
   help, --help, -h    this text
 
@@ -76,6 +86,9 @@ const OPTIONS = {
   since: { type: 'string' },
   after: { type: 'string' },
   limit: { type: 'string' },
+  operator: { type: 'string' },
+  reason: { type: 'string' },
+  'amount-cny': { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -174,9 +187,10 @@ async function main(argv: string[]): Promise<number> {
     'key:list',
     'key:revoke',
     'callbacks:redeliver',
+    'topup:refund',
   ];
   if (!known.includes(command)) throw usage(`unknown command "${command}"`);
-  if (positionals.length > 0 && !['account:find', 'key:find', 'key:revoke'].includes(command))
+  if (positionals.length > 0 && !['account:find', 'key:find', 'key:revoke', 'topup:refund'].includes(command))
     throw usage(`${command} takes no argument "${positionals[0]}"`);
 
   const config = loadConfig(baseEnvSchema);
@@ -209,7 +223,7 @@ async function run(
       const { accountId, key } = await createAccount(db, {
         email,
         initialCreditMicroUsd: usdToMicro(balance),
-        grantReason: 'operator grant (cli)',
+        grant: 'operator_grant',
       });
       say(`created account ${accountId}, key ${key.id} (${key.displayPrefix})`);
       out(`${key.key}\n`);
@@ -228,7 +242,18 @@ async function run(
       return page.data.length === 0 ? 1 : 0;
     }
     case 'account:find': {
-      const what = positionals[0] ?? values.email ?? values.account ?? values.id;
+      let byKey: string | undefined;
+      if (values.key !== undefined) {
+        if (positionals.length > 0 || values.email || values.account || values.id)
+          throw usage('name the account by its e-mail, its id or one of its keys, not several');
+        const [key, ...more] = await findKeys(db, referenceOf(keyArgument(values, [])));
+        if (!key || more.length > 0) {
+          say(key ? 'several keys have that shown prefix: name the key by its id' : 'no key matches');
+          return 1;
+        }
+        byKey = key.accountId;
+      }
+      const what = byKey ?? positionals[0] ?? values.email ?? values.account ?? values.id;
       if (!what) throw usage('name the account: its e-mail or its id (acct_...)');
       const id = await findAccountId(db, what);
       const account = id ? await getAccountView(db, id) : null;
@@ -305,6 +330,23 @@ async function run(
       }
       say(`revoked ${named}; every API replica refuses it from now on`);
       return 0;
+    }
+    case 'topup:refund': {
+      if (positionals.length > 1) throw usage('name one top-up');
+      const r = await refundTopUpFromCli(
+        database,
+        {
+          topUpId: positionals[0],
+          operator: values.operator,
+          reason: values.reason,
+          amountCny: values['amount-cny'],
+        },
+        usage,
+        createLogger({ service: 'cli', level: config.LOG_LEVEL, fd: 2 }),
+      );
+      if (r.stdout) out(r.stdout);
+      say(r.message);
+      return r.code;
     }
     case 'callbacks:redeliver': {
       const since = values.since ? new Date(values.since) : undefined;

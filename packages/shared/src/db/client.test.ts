@@ -53,15 +53,24 @@ describe('createDatabase', () => {
         }
         const client = await database.pool.connect();
         try {
-          await client.query('begin');
-          await client.query('select v from prep_a where id = $1 /* in a transaction */', [1]);
-          await client.query('commit');
+          for (const [begin, end] of [
+            ['begin', 'commit'],
+            ['\n  START TRANSACTION isolation level read committed', 'END;'],
+            ['Begin', ' rollback '],
+          ]) {
+            await client.query(begin!);
+            await client.query('select v from prep_a where id = $1 /* in a transaction */', [1]);
+            await client.query(end!);
+          }
+          // after the transaction, statements are named again
+          await client.query('select v from prep_a where id = $1 /* after */', [1]);
         } finally {
           client.release();
         }
         const prepared = await preparedOn(database);
         expect(prepared.filter((s) => s.startsWith('insert into prep_a'))).toHaveLength(1);
         expect(prepared.filter((s) => s.includes('in a transaction'))).toEqual([]);
+        expect(prepared.filter((s) => s.includes('/* after */'))).toHaveLength(1);
       } finally {
         await database.close();
       }

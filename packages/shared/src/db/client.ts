@@ -67,6 +67,25 @@ function statementName(text: string): string | undefined {
 
 type Callback = (err: Error | null, result?: unknown) => void;
 
+const BEGIN = /^\s*(begin|start\s+transaction)\b/i;
+const END = /^\s*(commit|end|rollback)\s*;?\s*$/i;
+
+/**
+ * Whether `text` opens or ends a transaction. The first letter decides whether a pattern is tried
+ * at all: every statement of the hot path (a few KB of SQL each) went through both, a visible
+ * share of the API's CPU per image call.
+ */
+function transactionControl(text: string): 'begin' | 'end' | undefined {
+  let i = 0;
+  while (i < text.length && text.charCodeAt(i) <= 32) i += 1;
+  const first = text.charCodeAt(i) | 0x20; // lower case
+  if (first > 0x7f) return BEGIN.test(text) ? 'begin' : END.test(text) ? 'end' : undefined;
+  if (first === 0x62 /* b */ || first === 0x73 /* s */) return BEGIN.test(text) ? 'begin' : undefined;
+  if (first === 0x63 /* c */ || first === 0x65 /* e */ || first === 0x72 /* r */)
+    return END.test(text) ? 'end' : undefined;
+  return undefined;
+}
+
 /**
  * Names every parameterized statement the client runs outside a transaction after a hash of its
  * text, so Postgres parses it once per connection and reuses its plan: the task moves are large
@@ -90,8 +109,9 @@ function prepareRepeatedStatements(client: PoolClient): void {
       if (values) config.values = values;
     }
     const callback = typeof rest[0] === 'function' ? (rest[0] as Callback) : undefined;
-    if (/^\s*(begin|start\s+transaction)\b/i.test(config.text)) inTransaction = true;
-    else if (/^\s*(commit|end|rollback)\s*;?\s*$/i.test(config.text)) inTransaction = false;
+    const control = transactionControl(config.text);
+    if (control === 'begin') inTransaction = true;
+    else if (control === 'end') inTransaction = false;
     if (config.name && staleNames.has(config.name)) delete config.name;
     else if (!config.name && !inTransaction && config.values?.length)
       config.name = statementName(config.text);

@@ -1,8 +1,8 @@
 import { baseEnvSchema, loadConfig } from '../config/env';
 import { createDatabase } from './client';
 import { ensureDatabaseExists } from './ensure-database';
-import { MIGRATE_REQUIRED_IN_PRODUCTION } from './migrate-config';
 import { runMigrations } from './migrate';
+import { MIGRATE_REQUIRED_IN_PRODUCTION } from './migrate-config';
 
 async function main(): Promise<void> {
   const config = loadConfig(baseEnvSchema, process.env, {
@@ -11,8 +11,12 @@ async function main(): Promise<void> {
   await ensureDatabaseExists(config.DATABASE_URL);
   const database = createDatabase(config.DATABASE_URL, { max: 1 });
   try {
-    await runMigrations(database.pool);
+    const backfills = await runMigrations(database.pool);
     process.stderr.write('migrations applied\n');
+    for (const b of backfills) {
+      const left = b.unparsed ? `, ${b.unparsed} left as they were (their text matched no known form)` : '';
+      process.stderr.write(`backfill ${b.name}: ${b.updated} rows given their data${left}\n`);
+    }
   } finally {
     await database.close();
   }

@@ -3,20 +3,24 @@ import path from 'node:path';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import type { Pool } from 'pg';
+import { type BackfillReport, runBackfills } from './backfills';
 
 export const MIGRATIONS_FOLDER = path.join(__dirname, '..', '..', 'migrations');
 const MIGRATION_LOCK_KEY = 7_301_991_204;
 
 /**
- * Applies every pending migration. Safe to run twice and from several processes at once: a
- * Postgres advisory lock serializes runners, and applied migrations are recorded and skipped.
+ * Applies every pending migration, then the backfills (`backfills.ts`: data changes run in short
+ * batches after the migrations' one transaction), and answers what each backfill did. Safe to run
+ * twice and from several processes at once: a Postgres advisory lock serializes runners, applied
+ * migrations are recorded and skipped, and a backfill resumes where it got to.
  */
-export async function runMigrations(pool: Pool): Promise<void> {
+export async function runMigrations(pool: Pool): Promise<BackfillReport[]> {
   const client = await pool.connect();
   try {
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
       await migrate(drizzle(client), { migrationsFolder: MIGRATIONS_FOLDER });
+      return await runBackfills(client);
     } finally {
       await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     }

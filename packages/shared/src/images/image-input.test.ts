@@ -1,6 +1,6 @@
 import { IMAGE_MODELS } from '../catalog/image-models';
 import { InvalidInputError } from '../errors';
-import { checkImageRef, probeImageSize, sniffImageType, uploadToDataUrl } from './image-input';
+import { checkImageRef, isBase64, probeImageSize, sniffImageType, uploadToDataUrl } from './image-input';
 
 const png = (w: number, h: number) => {
   const b = Buffer.alloc(33);
@@ -87,6 +87,35 @@ describe('image inputs', () => {
   ])('refuses %s with an invalid-input error naming the field', (ref, message) => {
     expect(code(() => checkImageRef(ref, edit, 'image[1]'))).toMatch(/^invalid_input:image\[1\]:/);
     expect(code(() => checkImageRef(ref, edit, 'image[1]'))).toMatch(message);
+  });
+
+  it('reads base64 as /^[A-Za-z0-9+/]*={0,2}$/ does', () => {
+    const samples = [
+      '',
+      '=',
+      '==',
+      '===',
+      'QQ',
+      'QQ=',
+      'QQ==',
+      'QQ===',
+      'Q=Q',
+      '=QQ',
+      'ab+/09AZ',
+      'ab-_',
+      'ab cd',
+      'abc\n',
+      'abc\u00e9',
+      'abc\u{1F600}',
+      'abc\u0141',
+      'QQ\u013d\u013d',
+      'ab\ud800',
+      '\u00ff',
+      '@@@',
+      png(512, 512).toString('base64'),
+      `${png(512, 512).toString('base64')}!`,
+    ];
+    for (const s of samples) expect([s, isBase64(s)]).toEqual([s, /^[A-Za-z0-9+/]*={0,2}$/.test(s)]);
   });
 
   it('turns an uploaded image into a data URL and refuses anything else', () => {

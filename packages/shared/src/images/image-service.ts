@@ -3,6 +3,7 @@ import type { Agent } from 'undici';
 import { chargeForCall } from '../billing/ledger';
 import { type Settlement, settleImageCall } from '../billing/settlement';
 import type { Db } from '../db/client';
+import type { CallRefundDetails } from '../db/schema';
 import { BillingUnavailableError, CallRefundedError, InvalidInputError, UpstreamError } from '../errors';
 import { requestBytes } from '../http/json-client';
 import { newImageCallId } from '../ids';
@@ -57,10 +58,19 @@ interface Caller {
   /** the key making the call: its quota and model allow-list apply, and the usage record names it */
   keyId: string;
   requestId: string;
-  log: Logger;
+  /** the request's logger, made when first called (a call that goes well logs nothing below info) */
+  log: () => Logger;
+  /** whether info lines are written (the 'images generated' line of each call) */
+  logsInfo: boolean;
 }
 
 const unix = () => Math.floor(Date.now() / 1000);
+
+/** The refund of a call whose upstream call failed: everything given back. */
+const CALL_FAILED = {
+  reason: 'upstream call failed',
+  details: { cause: 'image_call_failed' },
+} as const satisfies { reason: string; details: CallRefundDetails };
 
 /**
  * Runs image requests: charges n × the model's price before calling the vendor, calls it through the
@@ -87,7 +97,10 @@ export class ImageService {
   async generate(job: ImageJob, caller: Caller): Promise<ImagesResponse> {
     const callId = newImageCallId();
     const unitPrice = job.model.priceMicroUsd;
-    const log = caller.log.child({ imageCall: callId, model: job.model.id });
+    // the call's own logger, made only when something is logged: a child logger per call was a
+    // visible share of the API's CPU, and a call that goes well logs nothing below info
+    let callLog: Logger | undefined;
+    const log = () => (callLog ??= caller.log().child({ imageCall: callId, model: job.model.id }));
     // one statement committed on its own: no transaction around it to open and commit
     await chargeForCall(this.deps.db, {
       accountId: caller.accountId,
@@ -103,8 +116,8 @@ export class ImageService {
     try {
       outcome = await this.runWithinDeadline(job, caller);
     } catch (err) {
-      await this.settle(caller.accountId, callId, 'all', 'upstream call failed', log);
-      if (err instanceof UpstreamError) throw errorFromUpstream(err, log, caller.requestId);
+      await this.settle(caller.accountId, callId, 'all', CALL_FAILED, log);
+      if (err instanceof UpstreamError) throw errorFromUpstream(err, log(), caller.requestId);
       throw err;
     }
     const delivered = outcome.images.slice(0, job.n);
@@ -113,10 +126,23 @@ export class ImageService {
       caller.accountId,
       callId,
       unitPrice * missing,
-      missing > 0 ? `${missing} of ${job.n} images not delivered` : undefined,
+      missing > 0
+        ? {
+            reason: `${missing} of ${job.n} images not delivered`,
+            details: { cause: 'images_not_delivered', missing, requested: job.n },
+          }
+        : undefined,
       log,
     );
-    log.info({ requested: job.n, delivered: delivered.length }, 'images generated');
+    if (caller.logsInfo) {
+      // the call's fields on the line itself: no logger of its own for a call that logs only this
+      caller
+        .log()
+        .info(
+          { imageCall: callId, model: job.model.id, requested: job.n, delivered: delivered.length },
+          'images generated',
+        );
+    }
     if (delivered.length === 0) {
       const first = outcome.failures[0];
       throw new InvalidInputError(first?.message ?? 'The upstream model made no image for this request.');
@@ -150,20 +176,21 @@ export class ImageService {
     accountId: string,
     callId: string,
     refund: number | 'all',
-    reason: string | undefined,
-    log: Logger,
+    why: { reason: string; details: CallRefundDetails } | undefined,
+    log: () => Logger,
   ): Promise<Settlement | 'failed'> {
     try {
       const settlement = await settleImageCall(this.deps.db, {
         accountId,
         ref: callId,
         refundMicroUsd: refund,
-        reason,
+        reason: why?.reason,
+        details: why?.details,
       });
       if (settlement.settled) this.deps.metrics?.imageSettlements.inc({ outcome: 'settled' });
       else {
         this.deps.metrics?.imageSettlements.inc({ outcome: 'late' });
-        log.warn(
+        log().warn(
           { accountId },
           'image call already settled by the sweep (refunded in full); its result is dropped',
         );
@@ -171,7 +198,7 @@ export class ImageService {
       return settlement;
     } catch (err) {
       this.deps.metrics?.imageSettlements.inc({ outcome: 'failed' });
-      log.error(
+      log().error(
         { err, accountId, refund },
         'image call settlement failed; the reconciler sweep will refund it in full',
       );
@@ -248,7 +275,7 @@ export class ImageService {
       }
       if (!(s.reason instanceof UpstreamError)) throw s.reason;
       errors.push(s.reason);
-      outcome.failures.push(publicItemFailure(s.reason, caller.log, caller.requestId));
+      outcome.failures.push(publicItemFailure(s.reason, caller.log(), caller.requestId));
     }
     if (outcome.images.length === 0) {
       // Nothing came back: report the failure a client can act on (its own 400) before any other.
@@ -289,7 +316,7 @@ export class ImageService {
   /** The vendor hosts the edited image only by URL: fetch it for b64_json, within the size limit. */
   private async download(url: string): Promise<Buffer> {
     try {
-      const res = await requestBytes(this.deps.agent, url, { maxBytes: this.deps.maxResponseBytes });
+      const res = await this.fetchResult(url);
       if (res.status !== 200) throw new Error(`answered ${res.status}`);
       return res.body;
     } catch (err) {
@@ -299,6 +326,16 @@ export class ImageService {
         retryable: true,
       });
     }
+  }
+
+  /**
+   * An image a vendor answered with by URL, fetched on the vendors' agent within the size limit:
+   * its status and bytes. Only for URLs a vendor gave (callers check that, e.g. by a signature);
+   * throws TransportError on a failed connection and an error on an answer over the limit.
+   */
+  async fetchResult(url: string): Promise<{ status: number; body: Buffer }> {
+    const res = await requestBytes(this.deps.agent, url, { maxBytes: this.deps.maxResponseBytes });
+    return { status: res.status, body: res.body };
   }
 }
 

@@ -23,3 +23,16 @@ export {
   storedMediaTotals,
 } from './task-media';
 export { firstFrameJpeg } from './thumbnail';
+export {
+  deletePlaygroundUpload,
+  getServedUpload,
+  listExpiredUploads,
+  listServedUploads,
+  markUploadGone,
+  storePlaygroundUpload,
+  UploadQuotaError,
+  uploadFileName,
+} from './uploads';
+export type { UploadLimits } from './uploads';
+export { MediaTooLargeError, MediaTypeError } from './storage';
+export { STILL_IMAGE_TYPES, stillImageType } from './sniff';

@@ -29,7 +29,19 @@ export class MediaLinkSigner {
   ) {}
 
   private signature(taskId: string, variant: MediaVariant, exp: number): string {
-    return createHmac('sha256', this.secret).update(`${taskId}\n${variant}\n${exp}`).digest('base64url');
+    return this.sign(`${taskId}\n${variant}\n${exp}`);
+  }
+
+  /** The HMAC-SHA256 (base64url) of `text` under the media secret: what a link's `sig` carries. */
+  sign(text: string): string {
+    return createHmac('sha256', this.secret).update(text).digest('base64url');
+  }
+
+  /** Whether `sig` is `sign(text)`, in constant time. */
+  verifyText(text: string, sig: string): boolean {
+    const want = Buffer.from(this.sign(text));
+    const got = Buffer.from(sig);
+    return got.length === want.length && timingSafeEqual(got, want);
   }
 
   /** The link to `variant` of the task, valid until `expiresAt`. */
@@ -53,8 +65,6 @@ export class MediaLinkSigner {
    * (an expired link deserves its own answer).
    */
   verify(taskId: string, variant: MediaVariant, exp: number, sig: string): boolean {
-    const want = Buffer.from(this.signature(taskId, variant, exp));
-    const got = Buffer.from(sig);
-    return got.length === want.length && timingSafeEqual(got, want);
+    return this.verifyText(`${taskId}\n${variant}\n${exp}`, sig);
   }
 }

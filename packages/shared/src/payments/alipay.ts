@@ -10,6 +10,7 @@ import {
   checkOrderId,
   type ProviderTradeState,
   type QrPaymentProvider,
+  type RefundReport,
   yuanToFen,
 } from './types';
 
@@ -181,7 +182,10 @@ export function createAlipayProvider(config: AlipayConfig): QrPaymentProvider {
     if (isStaleConnection(err)) return undefined;
     let r: Record<string, unknown>;
     try {
-      r = (await sdk.exec(method, { ...extra, bizContent }, { validateSign: false })) as Record<string, unknown>;
+      r = (await sdk.exec(method, { ...extra, bizContent }, { validateSign: false })) as Record<
+        string,
+        unknown
+      >;
     } catch {
       return undefined;
     }
@@ -287,6 +291,50 @@ export function createAlipayProvider(config: AlipayConfig): QrPaymentProvider {
       throw failure('alipay.trade.close', r);
     },
 
+    async refund(req) {
+      const r = await call('alipay.trade.refund', {
+        out_trade_no: req.orderId,
+        refund_amount: fenToYuan(req.amountFen),
+        out_request_no: req.refundNo,
+        ...(req.reason ? { refund_reason: req.reason.slice(0, 256) } : {}),
+      });
+      if (r.code === '10000' && r.out_trade_no === req.orderId) {
+        // fund_change Y: this request moved the money; N: a repeat of a refund made before, or one
+        // not done yet: the refund query says which
+        if (r.fund_change === 'Y') return { status: 'succeeded', amountFen: req.amountFen };
+        return this.queryRefund(req.orderId, req.refundNo);
+      }
+      const subCode = String(r.sub_code ?? r.code);
+      // Alipay's own trouble: the outcome is unknown, the same request is sent again later
+      if (subCode === 'ACQ.SYSTEM_ERROR' || r.code === '20000') {
+        throw failure('alipay.trade.refund', r);
+      }
+      return {
+        status: 'failed',
+        failure: `${subCode}${r.sub_msg ? ` ${String(r.sub_msg)}` : ''}`,
+      } satisfies RefundReport;
+    },
+
+    async queryRefund(orderId, refundNo) {
+      const r = await call('alipay.trade.fastpay.refund.query', {
+        out_trade_no: orderId,
+        out_request_no: refundNo,
+        query_options: ['gmt_refund_pay'],
+      });
+      if (r.code === '40004' && r.sub_code === 'ACQ.TRADE_NOT_EXIST') return { status: 'absent' };
+      if (r.code !== '10000') throw failure('alipay.trade.fastpay.refund.query', r);
+      // without refund_status the refund was not received or failed (Alipay: send it again)
+      if (r.refund_status !== 'REFUND_SUCCESS' || r.out_request_no !== refundNo) return { status: 'absent' };
+      const amountFen = yuanToFen(String(r.refund_amount ?? ''));
+      if (amountFen === null) throw failure('alipay.trade.fastpay.refund.query', r);
+      return {
+        status: 'succeeded',
+        amountFen,
+        providerRefundId: refundNo,
+        succeededAt: parseAlipayTime(String(r.gmt_refund_pay ?? '').slice(0, 19)) ?? undefined,
+      };
+    },
+
     verifyNotification(_headers, rawBody) {
       const fields: Record<string, string> = {};
       for (const [k, v] of new URLSearchParams(rawBody.toString('utf8'))) fields[k] = v;
@@ -313,6 +361,28 @@ export function createAlipayProvider(config: AlipayConfig): QrPaymentProvider {
       const amountFen = yuanToFen(fields.total_amount ?? '');
       if (!fields.out_trade_no || amountFen === null) {
         throw new PaymentVerificationError('The notification lacks out_trade_no or total_amount.', 'payload');
+      }
+      // a refund (in the merchant portal or through the API) is notified with the refund's number
+      // (out_biz_no) and what the trade has refunded in all (refund_fee)
+      if (fields.out_biz_no && fields.refund_fee !== undefined) {
+        const refundedTotalFen = yuanToFen(fields.refund_fee);
+        if (refundedTotalFen === null || refundedTotalFen <= 0) {
+          throw new PaymentVerificationError('The refund notification has no valid refund_fee.', 'payload');
+        }
+        return {
+          orderId: fields.out_trade_no,
+          paid: false,
+          tradeId: fields.trade_no,
+          amountFen,
+          refund: {
+            refundNo: fields.out_biz_no,
+            providerRefundId: fields.out_biz_no,
+            status: 'succeeded',
+            refundedTotalFen,
+            at: parseAlipayTime((fields.gmt_refund ?? '').slice(0, 19)) ?? undefined,
+          },
+          raw: fields,
+        };
       }
       return {
         orderId: fields.out_trade_no,

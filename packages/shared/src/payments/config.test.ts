@@ -64,8 +64,12 @@ describe('payment provider configuration, all or nothing', () => {
 
   it('wants an https notify URL outside development and test', () => {
     const http = { PAYMENT_NOTIFY_BASE_URL: 'http://api.example.com' };
-    expect(problems({ ...http, NODE_ENV: 'production' })).toMatch(/PAYMENT_NOTIFY_BASE_URL: must be an https URL/);
-    expect(problems({ ...http, NODE_ENV: 'staging' })).toMatch(/PAYMENT_NOTIFY_BASE_URL: must be an https URL/);
+    expect(problems({ ...http, NODE_ENV: 'production' })).toMatch(
+      /PAYMENT_NOTIFY_BASE_URL: must be an https URL/,
+    );
+    expect(problems({ ...http, NODE_ENV: 'staging' })).toMatch(
+      /PAYMENT_NOTIFY_BASE_URL: must be an https URL/,
+    );
     expect(problems({ PAYMENT_NOTIFY_BASE_URL: 'https://api.example.com', NODE_ENV: 'production' })).toBe('');
     for (const NODE_ENV of ['development', 'test']) expect(problems({ ...http, NODE_ENV })).toBe('');
     expect(problems(http)).toBe('');

@@ -101,7 +101,10 @@ export function refinePaymentsEnv(env: PaymentsConfig, ctx: z.RefinementCtx): vo
     if (certs.length > 0) {
       for (const name of ALIPAY_CERTS)
         if (!env[name])
-          missing(name, `required in certificate mode (${certs.join(', ')} set): the three certificates go together`);
+          missing(
+            name,
+            `required in certificate mode (${certs.join(', ')} set): the three certificates go together`,
+          );
     } else if (!env.ALIPAY_PUBLIC_KEY) {
       missing(
         'ALIPAY_PUBLIC_KEY',

@@ -5,8 +5,12 @@ export type QrProviderName = (typeof QR_PROVIDERS)[number];
 
 /** What a provider says about one order (our out_trade_no). */
 export interface ProviderTradeState {
-  /** paid: money taken; unpaid: waiting for the payer (or never scanned); closed: can no longer be paid */
-  state: 'paid' | 'unpaid' | 'closed';
+  /**
+   * paid: money taken; unpaid: waiting for the payer (or never scanned); closed: can no longer be
+   * paid; refunded: paid, then refunded in part or in full (WeChat Pay's REFUND): never credited
+   * automatically
+   */
+  state: 'paid' | 'unpaid' | 'closed' | 'refunded';
   /** the provider's trade id (Alipay trade_no, WeChat Pay transaction_id), when known */
   tradeId?: string;
   /** the amount the provider took, in fen, when paid */
@@ -30,9 +34,56 @@ export interface VerifiedNotification {
   /** true when the notification reports a completed payment */
   paid: boolean;
   tradeId?: string;
+  /** the order's total as the provider holds it, in fen */
   amountFen: number;
   paidAt?: Date;
+  /** set when the notification reports a refund of the order (then `paid` is false) */
+  refund?: NotifiedRefund;
   raw: unknown;
+}
+
+/** A refund a notification reports. */
+export interface NotifiedRefund {
+  /** the merchant refund number: Alipay out_biz_no, WeChat Pay out_refund_no */
+  refundNo: string;
+  /** WeChat Pay refund_id (Alipay has none besides the refund number) */
+  providerRefundId?: string;
+  /** succeeded; failed: WeChat Pay REFUND.ABNORMAL or REFUND.CLOSED */
+  status: 'succeeded' | 'failed';
+  /** this refund's amount in fen, when the notification says it (WeChat Pay amount.refund) */
+  amountFen?: number;
+  /** what the order has refunded in all, when the notification says it (Alipay refund_fee) */
+  refundedTotalFen?: number;
+  at?: Date;
+  /** the provider's word for a failure (REFUND.ABNORMAL ...) */
+  failure?: string;
+}
+
+/** What the provider says of one refund (its answer to a refund request, or a query). */
+export interface RefundReport {
+  /**
+   * succeeded: the money went back; pending: under way (WeChat Pay's PROCESSING, or no answer
+   * known: ask again); failed: refused or closed, nothing refunded; absent (queries only): the
+   * provider has no such refund, so the request never arrived or failed: send it again
+   */
+  status: 'succeeded' | 'pending' | 'failed' | 'absent';
+  amountFen?: number;
+  providerRefundId?: string;
+  succeededAt?: Date;
+  /** the provider's code and message for a refusal */
+  failure?: string;
+}
+
+/** A refund to place with the provider; `refundNo` makes a repeat of it refund once. */
+export interface RefundRequest {
+  orderId: string;
+  refundNo: string;
+  amountFen: number;
+  /** the order's amount (WeChat Pay's amount.total) */
+  totalFen: number;
+  reason?: string;
+  /** where WeChat Pay sends its refund notification (absent: the merchant platform's setting) */
+  notifyUrl?: string;
 }
 
 /** How the provider wants a notification answered. */
@@ -102,6 +153,15 @@ export interface QrPaymentProvider extends PaymentProvider<VerifiedNotification>
   check(): Promise<string>;
   /** closes an unpaid order; what the provider answered (CloseOutcome) */
   close(orderId: string): Promise<CloseOutcome>;
+  /**
+   * Asks the provider to refund part or all of a paid order (Alipay alipay.trade.refund, WeChat Pay
+   * POST /v3/refund/domestic/refunds), idempotent per `refundNo`. Resolves with what the provider
+   * answered (a refusal is `failed` with its reason); throws PaymentProviderError when no answer
+   * came (the outcome is unknown: query it, or send the same request again).
+   */
+  refund(request: RefundRequest): Promise<RefundReport>;
+  /** What the provider says of one refund (alipay.trade.fastpay.refund.query, GET .../refunds/{no}). */
+  queryRefund(orderId: string, refundNo: string): Promise<RefundReport>;
   /**
    * How long after the order's `expires_at` the provider may still take a payment for a code it
    * says does not exist (`absent`): the rounding of the validity it was given, and clock skew

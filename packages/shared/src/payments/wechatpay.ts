@@ -19,6 +19,7 @@ import {
   type QrPaymentProvider,
 } from './types';
 import { createPlatformCertificateStore } from './wechatpay-certificates';
+import { refundReport, wechatRefundNotification } from './wechatpay-refunds';
 
 export interface WechatPayConfig {
   mchid: string;
@@ -151,8 +152,9 @@ const TRADE_STATES: Record<string, ProviderTradeState['state']> = {
   PAYERROR: 'unpaid',
   CLOSED: 'closed',
   REVOKED: 'closed',
-  // a refunded payment was paid: it was credited, the refund is an operator's matter
-  REFUND: 'paid',
+  // paid, then refunded (in part or in full): the refund's notification takes the credit back from
+  // a credited order; an order not yet credited is never credited from this state
+  REFUND: 'refunded',
 };
 
 /**
@@ -343,6 +345,30 @@ export function createWechatPayProvider(config: WechatPayConfig): WechatPayProvi
       throw failure('close', r);
     },
 
+    async refund(req) {
+      const r = await call('POST', '/v3/refund/domestic/refunds', {
+        out_trade_no: req.orderId,
+        out_refund_no: req.refundNo,
+        ...(req.reason ? { reason: req.reason.slice(0, 80) } : {}),
+        ...(req.notifyUrl ? { notify_url: req.notifyUrl } : {}),
+        amount: { refund: req.amountFen, total: req.totalFen, currency: 'CNY' },
+      });
+      if (r.status === 200) return refundReport(r.json);
+      // rate limits and WeChat Pay's own errors: the outcome is unknown, the same request is sent again
+      if (r.status === 429 || r.status >= 500) throw failure('refund', r);
+      return {
+        status: 'failed',
+        failure: `${String(r.json.code ?? r.status)} ${String(r.json.message ?? '')}`.trim(),
+      };
+    },
+
+    async queryRefund(_orderId, refundNo) {
+      const r = await call('GET', `/v3/refund/domestic/refunds/${encodeURIComponent(refundNo)}`);
+      if (r.status === 404 && r.json.code === 'RESOURCE_NOT_EXISTS') return { status: 'absent' };
+      if (r.status !== 200 || r.json.out_refund_no !== refundNo) throw failure('refund query', r);
+      return refundReport(r.json);
+    },
+
     verifyNotification(headers, rawBody) {
       const text = rawBody.toString('utf8');
       const serial = headers['wechatpay-serial'];
@@ -380,6 +406,8 @@ export function createWechatPayProvider(config: WechatPayConfig): WechatPayProvi
           'signature',
         );
       }
+      if (typeof eventType === 'string' && eventType.startsWith('REFUND.'))
+        return wechatRefundNotification(config.mchid, eventType, tx);
       if (tx.mchid !== config.mchid || tx.appid !== config.appid) {
         throw new PaymentVerificationError('The notification is for another merchant or app.', 'merchant');
       }

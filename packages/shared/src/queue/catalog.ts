@@ -24,8 +24,9 @@ export const JOB_CATALOG = {
     queue: QUEUE_NAMES.video,
     schema: z.object({ taskId: z.string(), requestId: z.string().optional() }),
     options: {
-      // Upstream retries are scheduled by the processor itself (delayed re-runs); these attempts
-      // cover unexpected failures such as a database outage. The reconciler picks up the rest.
+      // Upstream retries and database faults of the moment (isTransientDbError) are scheduled by
+      // the processor itself (delayed re-runs, no attempt used); these attempts cover unexpected
+      // failures (a bug, a constraint, Redis). The reconciler picks up the rest.
       attempts: 8,
       backoff: { type: 'exponential', delay: 1_000 },
       removeOnComplete: true,
@@ -37,7 +38,8 @@ export const JOB_CATALOG = {
     schema: z.object({ deliveryId: z.string() }),
     options: {
       // The retry schedule of a delivery is data (configuration) applied by the dispatcher, which
-      // re-schedules the job itself; these attempts cover unexpected failures (database outage).
+      // re-schedules the job itself, as it does after a database fault of the moment
+      // (isTransientDbError); these attempts cover unexpected failures (a bug, Redis).
       // A job that runs out of them is re-enqueued by the reconciler while its delivery is pending.
       attempts: 5,
       backoff: { type: 'exponential', delay: 1_000 },

@@ -22,7 +22,11 @@ describe('moveLegacyJobs (upgrade from one hash tag for every queue)', () => {
     const old = new Queue(QUEUE_NAMES.video, { connection: redis, prefix: legacyQueueKeyPrefix(prefix) });
     const spec = JOB_CATALOG['video.run'];
     await old.add('video.run', { taskId: 'task-now' }, { ...spec.options, jobId: 'task-now' });
-    await old.add('video.run', { taskId: 'task-later' }, { ...spec.options, jobId: 'task-later', delay: 60_000 });
+    await old.add(
+      'video.run',
+      { taskId: 'task-later' },
+      { ...spec.options, jobId: 'task-later', delay: 60_000 },
+    );
     try {
       const r = await moveLegacyJobs(redis, prefix, [video, media]);
       expect(r).toEqual({ moved: 2, removedQueues: [`{${redisNamespace(prefix)}}:video-tasks`] });

@@ -39,8 +39,8 @@ export async function moveLegacyJobs(
     legacy.on('error', () => {});
     try {
       for (;;) {
-        const jobs = (await legacy.getJobs([...LIVE_STATES], 0, BATCH - 1, true)).filter(
-          (j): j is Job => Boolean(j),
+        const jobs = (await legacy.getJobs([...LIVE_STATES], 0, BATCH - 1, true)).filter((j): j is Job =>
+          Boolean(j),
         );
         let movedNow = 0;
         for (const job of jobs) {
@@ -72,6 +72,10 @@ async function moveOne(job: Job, target: Queue): Promise<boolean> {
     return false;
   }
   const delay = Math.max(0, dueAt - Date.now());
-  await target.add(job.name, job.data, { ...spec.options, jobId: job.id, delay: delay > 0 ? delay : undefined });
+  await target.add(job.name, job.data, {
+    ...spec.options,
+    jobId: job.id,
+    delay: delay > 0 ? delay : undefined,
+  });
   return true;
 }

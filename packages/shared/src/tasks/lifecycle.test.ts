@@ -394,12 +394,26 @@ describe('the submit mark', () => {
     expect(marks.filter(Boolean)).toHaveLength(1);
     expect(await markSubmitStarted(database.db, row.id, 'dashscope-b')).toBe(false);
     // a submit that certainly created nothing clears the mark; the next try may mark again
-    await clearSubmitStarted(database.db, row.id);
+    const markOf = async () => (await getTask(database.db, row.id))!.submitStartedAt!;
+    await clearSubmitStarted(database.db, row.id, await markOf());
     expect(await markSubmitStarted(database.db, row.id, 'dashscope-b')).toBe(true);
     expect(await recordUpstreamTask(database.db, row.id, 'up-1')).toBe(true);
-    await clearSubmitStarted(database.db, row.id);
+    await clearSubmitStarted(database.db, row.id, await markOf());
     expect(await markSubmitStarted(database.db, row.id, 'dashscope-a')).toBe(false);
     expect((await getTask(database.db, row.id))!.upstreamChannel).toBe('dashscope-b');
+    await failTask(database.db, row.id, { code: 'test', message: 'test over' });
+  });
+
+  it("cleared by its time is only the mark set at that time, never another run's", async () => {
+    const row = await newTask({ callback: false });
+    await startTask(database.db, row);
+    const theirs = new Date();
+    expect(await markSubmitStarted(database.db, row.id, 'dashscope-a', theirs)).toBe(true);
+    // a run whose own mark failed clears by its own time: the mark another run holds stays
+    await clearSubmitStarted(database.db, row.id, new Date(theirs.getTime() + 1));
+    expect((await getTask(database.db, row.id))!.submitStartedAt).toEqual(theirs);
+    await clearSubmitStarted(database.db, row.id, theirs);
+    expect((await getTask(database.db, row.id))!.submitStartedAt).toBeNull();
     await failTask(database.db, row.id, { code: 'test', message: 'test over' });
   });
 });

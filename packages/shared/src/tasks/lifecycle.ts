@@ -1,5 +1,5 @@
 import type { Db } from '../db/client';
-import type { TaskRow } from '../db/schema';
+import type { CallRefundDetails, TaskRow } from '../db/schema';
 import type { Logger } from '../log';
 import type { TaskMediaLinks } from '../media/links';
 import type { Metrics } from '../metrics';
@@ -73,8 +73,10 @@ export interface CreatedTask {
 /** What a success gives back when the vendor reports less than was charged. */
 export interface SuccessRefund {
   amountMicroUsd: number;
-  /** the ledger's reason for the refund */
+  /** the ledger's English text for the refund */
   reason: string;
+  /** the refund's ledger details (usage_settlement) */
+  details?: CallRefundDetails;
 }
 
 const seconds = (from: Date, to: Date | null) =>
@@ -169,9 +171,10 @@ export class TaskLifecycle {
    * pending → processing. With `submitOn`, the same statement marks the task's submit on that
    * channel, and the start's deliveries are handed over without waiting for Redis: the submit must
    * go out as soon as its mark commits, since a crash between the two fails the task as an
-   * interrupted submit (what is not handed over, the reconciler hands over).
+   * interrupted submit (what is not handed over, the reconciler hands over). `at`: the time of
+   * the move and the mark (default now).
    */
-  async start(row: TaskRow, opts: { submitOn?: string } = {}): Promise<TaskRow | null> {
+  async start(row: TaskRow, opts: { submitOn?: string; at?: Date } = {}): Promise<TaskRow | null> {
     const moved = await startTask(this.deps.db, row, opts);
     if (moved || callbackUrlOf(row.metadata)) {
       const handed = this.enqueueCallbacks(row.id, moved);

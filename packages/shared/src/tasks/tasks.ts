@@ -11,7 +11,7 @@ import {
 } from '../billing/ledger';
 import { type Db, type DbOrTx, isTransaction } from '../db/client';
 import { fromDriverRow } from '../db/driver-row';
-import { type TaskRow, type TaskStatus, tasks } from '../db/schema';
+import { type CallRefundDetails, type TaskRow, type TaskStatus, tasks } from '../db/schema';
 import { sqlTemplate, sqlTemplates } from '../db/template';
 import { builtOnce } from '../lru';
 import type { TaskMediaLinks } from '../media/links';
@@ -163,16 +163,16 @@ const rowOf = (db: DbOrTx, task: TaskRow | string) => (typeof task === 'string' 
  *
  * With `submitOn`, the same statement also sets the submit mark for that channel (see
  * markSubmitStarted): the worker starts a task when it is about to send its submit, so the two
- * writes the submit needs first are one.
+ * writes the submit needs first are one. `at`: the time of the move and of the mark (default now).
  */
 export async function startTask(
   db: DbOrTx,
   task: TaskRow | string,
-  opts: { submitOn?: string } = {},
+  opts: { submitOn?: string; at?: Date } = {},
 ): Promise<TaskTransition | null> {
   const current = await rowOf(db, task);
   if (!current) return null;
-  const now = new Date();
+  const now = opts.at ?? new Date();
   const moved: TaskRow = { ...current, status: 'processing', startedAt: now, progress: 0, updatedAt: now };
   const event = taskEventValues(moved, 'video.processing', now);
   const shape = `${opts.submitOn === undefined ? 'plain' : 'mark'}${event ? '+event' : ''}` as const;
@@ -217,7 +217,7 @@ export interface SuccessSettlement {
    */
   media?: TaskMediaLinks;
   /** what to give back when the vendor reports less than was charged (in the same transaction) */
-  refund?: { amountMicroUsd: number; reason: string };
+  refund?: { amountMicroUsd: number; reason: string; details?: CallRefundDetails };
 }
 
 /**
@@ -269,6 +269,7 @@ export async function succeedTask(
         amountMicroUsd: Math.min(refund.amountMicroUsd, done.priceMicroUsd),
         ref: done.id,
         reason: refund.reason,
+        details: refund.details,
       });
     }
     return done;
@@ -382,6 +383,7 @@ export async function failTask(
       amountMicroUsd: row.priceMicroUsd,
       ref: row.id,
       reason: `task failed: ${error.code}`,
+      details: { cause: 'task_failed' as const, error_code: error.code },
     };
     if (!outbox) {
       await refundCall(tx, refund);
@@ -398,20 +400,35 @@ export async function failTask(
 }
 
 /**
- * Marks that a submit is about to be sent. Only a processing task with no upstream id and no mark
- * is marked; false: another run holds the mark (or the task moved on).
+ * Marks, as of `at`, that a submit is about to be sent. Only a processing task with no upstream id
+ * and no mark is marked; false: another run holds the mark (or the task moved on).
  */
-export async function markSubmitStarted(db: DbOrTx, id: string, channel: string): Promise<boolean> {
-  const rows = await preparedFor(db).mark.execute({ id, channel, at: new Date().toISOString() });
+export async function markSubmitStarted(
+  db: DbOrTx,
+  id: string,
+  channel: string,
+  at = new Date(),
+): Promise<boolean> {
+  const rows = await preparedFor(db).mark.execute({ id, channel, at: at.toISOString() });
   return rows.length > 0;
 }
 
-/** Clears the submit mark after a submit that certainly created nothing upstream, so it may be tried again. */
-export async function clearSubmitStarted(db: DbOrTx, id: string): Promise<void> {
+/**
+ * Clears the submit mark after a submit that certainly created nothing upstream, so it may be
+ * tried again: only the mark set at `markedAt` (the caller's own), never another run's.
+ * Idempotent.
+ */
+export async function clearSubmitStarted(db: DbOrTx, id: string, markedAt: Date): Promise<void> {
   await db
     .update(tasks)
     .set({ submitStartedAt: null })
-    .where(and(eq(tasks.id, id), isNull(tasks.upstreamTaskId)));
+    .where(
+      and(
+        eq(tasks.id, id),
+        isNull(tasks.upstreamTaskId),
+        eq(tasks.submitStartedAt, markedAt),
+      ),
+    );
 }
 
 /** Stores the upstream task id (before any poll). Returns false if the task already has one or left processing. */

@@ -60,18 +60,26 @@ export async function startProcess(opts: {
   };
   if (opts.readyUrl) {
     const url = opts.readyUrl;
+    // what the last readiness check answered, for a process that never gets ready
+    let lastAnswer = 'no answer yet';
     try {
       await waitFor(
         async () => {
           if (child.exitCode !== null) throw new Error(`${opts.name} exited with ${child.exitCode}`);
-          const res = await fetch(url).catch(() => null);
+          const res = await fetch(url).catch((err: Error) => {
+            lastAnswer = `no answer (${err.cause instanceof Error ? err.cause.message : err.message})`;
+            return null;
+          });
+          if (res && res.status !== 200) lastAnswer = `${res.status} ${(await res.text()).slice(0, 500)}`;
           return res?.status === 200;
         },
         { timeoutMs: opts.timeoutMs ?? 20_000, what: `${opts.name} to be ready`, intervalMs: 100 },
       );
     } catch (err) {
       await proc.stop('SIGKILL');
-      throw new Error(`${(err as Error).message}\n--- ${opts.name} output ---\n${out.slice(-5000)}`);
+      throw new Error(
+        `${(err as Error).message}\n--- ${opts.name} readiness: ${lastAnswer}\n--- ${opts.name} output ---\n${out.slice(-5000)}`,
+      );
     }
   }
   return proc;

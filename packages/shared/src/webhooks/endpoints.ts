@@ -355,6 +355,7 @@ export function endpointDisabledMail(to: string, endpoint: WebhookEndpointRow): 
   const when = (d: Date | null) => (d ? `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC` : 'unknown');
   return {
     to,
+    kind: 'endpoint-disabled',
     subject: `mediagate: webhook endpoint disabled: ${endpoint.url}`,
     text:
       `Your webhook endpoint ${endpoint.url} has been disabled.\n\n` +

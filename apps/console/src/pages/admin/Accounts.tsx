@@ -9,6 +9,7 @@ import { ListCard, usePager } from '../../components/ListCard';
 import { useT } from '../../i18n/i18n';
 import { formatDate, formatUsd } from '../../lib/format';
 import { looksLikeTransferReference, transferReference } from '../../lib/reference';
+import { PageTitle } from '../../components/PageTitle';
 
 export type Account = components['schemas']['Account'];
 
@@ -34,9 +35,7 @@ export function AccountsPage() {
   const data = accounts.data as (typeof accounts.data & { next_cursor?: string | null }) | undefined;
   return (
     <Space orientation="vertical" size="large" style={{ width: '100%' }}>
-      <Typography.Title level={2} style={{ margin: 0 }}>
-        {t('nav.accounts')}
-      </Typography.Title>
+      <PageTitle>{t('nav.accounts')}</PageTitle>
       <Input.Search
         aria-label={t('admin.searchEmail')}
         placeholder={t('admin.searchEmailOrReference')}

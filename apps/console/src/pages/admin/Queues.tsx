@@ -1,9 +1,10 @@
 import { ExportOutlined } from '@ant-design/icons';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Card, Col, Descriptions, Row, Space, Tag, Typography } from 'antd';
+import { App, Button, Card, Col, Descriptions, Row, Space, Tag } from 'antd';
 import { $api, api, keyOf, unwrap } from '../../api/client';
-import { ErrorAlert } from '../../components/ErrorAlert';
+import { ErrorAlert, useErrorText } from '../../components/ErrorAlert';
 import { useT } from '../../i18n/i18n';
+import { PageTitle } from '../../components/PageTitle';
 
 interface QueueState {
   name: string;
@@ -16,6 +17,8 @@ const STATES = ['waiting', 'active', 'delayed', 'prioritized', 'paused', 'failed
 export function QueuesPage() {
   const t = useT();
   const { message } = App.useApp();
+  // a toast speaks the page's language (error boxes keep the API's words for operators)
+  const errorText = useErrorText();
   const client = useQueryClient();
   const queues = $api.useQuery('get', '/admin/api/queues', undefined, {
     // the counts' names are BullMQ's, not the document's
@@ -31,14 +34,12 @@ export function QueuesPage() {
       void message.success(t('common.saved'));
       void client.invalidateQueries({ queryKey: keyOf('/admin/api/queues') });
     },
-    onError: (err) => void message.error(err.message),
+    onError: (err) => void message.error(errorText(err)),
   });
   return (
     <Space orientation="vertical" size="large" style={{ width: '100%' }}>
       <Space style={{ justifyContent: 'space-between', width: '100%' }} wrap>
-        <Typography.Title level={2} style={{ margin: 0 }}>
-          {t('nav.queues')}
-        </Typography.Title>
+        <PageTitle>{t('nav.queues')}</PageTitle>
         {/* a full page load: bull-board is served by the API and reads the session cookie */}
         <Button href="/admin/queues" target="_blank" rel="noopener" icon={<ExportOutlined />}>
           {t('admin.openBullBoard')}

@@ -3,10 +3,11 @@ import { App, Empty, Space, Typography } from 'antd';
 import { Link } from 'react-router';
 import { $api, api, keyOf, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
-import { ErrorAlert } from '../../components/ErrorAlert';
+import { ErrorAlert, useErrorText } from '../../components/ErrorAlert';
 import { PagerBar, usePager } from '../../components/ListCard';
 import { EndpointCard } from '../../components/WebhookEndpoints';
 import { useT } from '../../i18n/i18n';
+import { PageTitle } from '../../components/PageTitle';
 
 type AdminEndpoint = components['schemas']['AdminWebhookEndpoint'];
 
@@ -14,6 +15,8 @@ type AdminEndpoint = components['schemas']['AdminWebhookEndpoint'];
 export function AdminWebhookEndpointsPage() {
   const t = useT();
   const { message } = App.useApp();
+  // a toast speaks the page's language (error boxes keep the API's words for operators)
+  const errorText = useErrorText();
   const client = useQueryClient();
   const pager = usePager();
   const after = pager.cursor;
@@ -31,14 +34,12 @@ export function AdminWebhookEndpointsPage() {
       void client.invalidateQueries({ queryKey: keyOf('/admin/api/webhook-endpoints') });
       void message.success(t('endpoints.enabled', { n: (r as { redelivered: number }).redelivered }));
     },
-    onError: (err) => void message.error(err.message),
+    onError: (err) => void message.error(errorText(err)),
   });
   const rows = (list.data?.data ?? []) as AdminEndpoint[];
   return (
     <Space orientation="vertical" size="large" style={{ width: '100%' }}>
-      <Typography.Title level={2} style={{ margin: 0 }}>
-        {t('nav.endpoints')}
-      </Typography.Title>
+      <PageTitle>{t('nav.endpoints')}</PageTitle>
       <Typography.Paragraph type="secondary" style={{ margin: 0 }}>
         {t('endpoints.adminIntro')}
       </Typography.Paragraph>

@@ -12,6 +12,7 @@ import { formatDate, formatTime, formatUsd } from '../../lib/format';
 import { CreateKeyForm, toCreateBody } from './components/CreateKeyForm';
 import { KeyActions } from './components/KeyActions';
 import { RenameKeyModal } from './components/RenameKeyModal';
+import { PageTitle } from '../../components/PageTitle';
 
 export type Token = components['schemas']['Token'];
 
@@ -146,9 +147,7 @@ export function KeysPage() {
   return (
     <Space orientation="vertical" size="large" style={{ width: '100%' }}>
       <Space style={{ justifyContent: 'space-between', width: '100%' }} wrap>
-        <Typography.Title level={2} style={{ margin: 0 }}>
-          {t('nav.keys')}
-        </Typography.Title>
+        <PageTitle>{t('nav.keys')}</PageTitle>
         <Button type="primary" icon={<PlusOutlined />} onClick={() => setCreating(true)}>
           {t('keys.create')}
         </Button>

@@ -3,7 +3,8 @@ import { useState } from 'react';
 import { $api } from '../../api/client';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { useT } from '../../i18n/i18n';
-import { formatUsdExact } from '../../lib/format';
+import { formatUsd } from '../../lib/format';
+import { PageTitle } from '../../components/PageTitle';
 
 type Kind = 'all' | 'image' | 'video';
 
@@ -15,9 +16,7 @@ export function ModelsPage() {
   const rows = models.data?.filter((m) => kind === 'all' || m.type === kind) ?? [];
   return (
     <Space orientation="vertical" size="large" style={{ width: '100%' }}>
-      <Typography.Title level={1} style={{ margin: 0, fontSize: 26 }}>
-        {t('nav.models')}
-      </Typography.Title>
+      <PageTitle>{t('nav.models')}</PageTitle>
       <Typography.Paragraph style={{ margin: 0 }}>{t('models.intro')}</Typography.Paragraph>
       <Segmented<Kind>
         value={kind}
@@ -73,12 +72,12 @@ export function ModelsPage() {
               <Space orientation="vertical" size={0} data-testid={`price-${m.id}`}>
                 <span>
                   {t(m.unit === 'image' ? 'models.perImage' : 'models.perTask', {
-                    price: formatUsdExact(price),
+                    price: formatUsd(price),
                   })}
                 </span>
                 {m.silent_price_usd !== null ? (
                   <Typography.Text type="secondary" style={{ fontSize: 12 }}>
-                    {t('models.perTaskSilent', { price: formatUsdExact(m.silent_price_usd) })}
+                    {t('models.perTaskSilent', { price: formatUsd(m.silent_price_usd) })}
                   </Typography.Text>
                 ) : null}
               </Space>

@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import { $api } from '../../api/client';
 import { CodeSnippets } from '../../components/CodeSnippets';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { PageTitle } from '../../components/PageTitle';
 import { useT } from '../../i18n/i18n';
 import { formatUsd } from '../../lib/format';
 import { KEY_VARIABLE } from '../../lib/snippets';
@@ -21,6 +22,16 @@ export function QuickStartPage() {
   const info = $api.useQuery('get', '/console/api/quickstart');
   const keys = $api.useQuery('get', '/console/api/tokens', undefined, { select: (r) => r.data });
   const models = $api.useQuery('get', '/console/api/models', undefined, { select: (r) => r.data });
+  // once the account has topped up, what the test credit covers is no longer its story
+  const topups = $api.useQuery(
+    'get',
+    '/console/api/ledger',
+    { params: { query: { kind: 'topup', limit: 1 } } },
+    { select: (r) => r.data },
+  );
+  // the test credit's story is told only once the ledger says there was no top-up (never while it
+  // loads, so a paying account does not see it flash; never when it could not be read)
+  const onTestCredit = topups.isSuccess && topups.data.length === 0;
   const cheapestVideo = models.data
     ?.filter((m) => m.type === 'video')
     .sort(
@@ -34,9 +45,7 @@ export function QuickStartPage() {
 
   return (
     <Space orientation="vertical" size="large" style={{ width: '100%' }}>
-      <Typography.Title level={1} style={{ margin: 0, fontSize: 26 }}>
-        {t('nav.quickstart')}
-      </Typography.Title>
+      <PageTitle>{t('nav.quickstart')}</PageTitle>
       <Typography.Paragraph style={{ margin: 0 }}>{t('quickstart.intro')}</Typography.Paragraph>
       {info.error ? <ErrorAlert error={info.error} onRetry={() => void info.refetch()} /> : null}
       {!q ? (
@@ -81,17 +90,19 @@ export function QuickStartPage() {
           </Card>
           {check ? (
             <Card title={t('quickstart.step2', { price: formatUsd(check.price_usd) })}>
-              <Alert
-                type="success"
-                showIcon
-                data-testid="test-credit-covers"
-                style={{ marginBottom: 12 }}
-                title={t('quickstart.step2Credit', {
-                  credit: formatUsd(q.test_credit_usd),
-                  calls: check.calls,
-                  model: check.model,
-                })}
-              />
+              {onTestCredit ? (
+                <Alert
+                  type="success"
+                  showIcon
+                  data-testid="test-credit-covers"
+                  style={{ marginBottom: 12 }}
+                  title={t('quickstart.step2Credit', {
+                    credit: formatUsd(q.test_credit_usd),
+                    calls: check.calls,
+                    model: check.model,
+                  })}
+                />
+              ) : null}
               <Typography.Paragraph type="secondary">
                 {t('quickstart.step2Paid', { model: check.model, price: formatUsd(check.price_usd) })}
               </Typography.Paragraph>
@@ -116,7 +127,9 @@ export function QuickStartPage() {
                 ),
               })}
             >
-              <Typography.Paragraph type="secondary">{t('quickstart.step3Text')}</Typography.Paragraph>
+              <Typography.Paragraph type="secondary">
+                {t(onTestCredit ? 'quickstart.step3Text' : 'quickstart.step3TextPaid')}
+              </Typography.Paragraph>
               <CodeSnippets
                 name="video"
                 call={{

@@ -13,6 +13,7 @@ import { TaskFailure } from './components/TaskFailure';
 import { InputImage, TaskMedia } from './components/TaskMedia';
 import { TaskProgress } from './components/TaskProgress';
 import { costOf, inputImageOf } from './types';
+import { PageTitle } from '../../components/PageTitle';
 
 const terminal = (s?: string) => s === 'succeeded' || s === 'failed';
 const isMissing = (error: unknown) => error instanceof ApiError && error.status === 404;
@@ -49,9 +50,9 @@ export function VideoDetailPage() {
         </Link>
         <LiveBadge live={live} />
       </Space>
-      <Typography.Title level={1} style={{ margin: 0, fontSize: 24, wordBreak: 'break-all' }}>
+      <PageTitle breakAll style={{ fontSize: 24 }}>
         {taskId}
-      </Typography.Title>
+      </PageTitle>
       {missing ? (
         <Result
           status="404"

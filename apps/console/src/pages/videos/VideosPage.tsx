@@ -13,6 +13,7 @@ import { TaskProgress } from './components/TaskProgress';
 import { SEARCH_FIELDS, TaskSearch, type TaskSearchValues } from './components/TaskSearch';
 import { Thumbnail } from './components/Thumbnail';
 import { costOf, type VideoTask } from './types';
+import { PageTitle } from '../../components/PageTitle';
 
 const STATUSES = ['all', 'pending', 'processing', 'succeeded', 'failed'] as const;
 type StatusFilter = (typeof STATUSES)[number];
@@ -141,9 +142,7 @@ export function VideosPage() {
   return (
     <Space orientation="vertical" size="large" style={{ width: '100%' }}>
       <Space align="center" size="middle" wrap>
-        <Typography.Title level={1} style={{ margin: 0, fontSize: 26 }}>
-          {t('nav.videos')}
-        </Typography.Title>
+        <PageTitle>{t('nav.videos')}</PageTitle>
         <LiveBadge live={live} />
       </Space>
       <Segmented<StatusFilter>

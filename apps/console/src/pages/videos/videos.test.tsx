@@ -1,4 +1,4 @@
-import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeApi, renderAt } from '../../../test/render';
 import { VideoDetailPage } from './VideoDetailPage';
@@ -42,6 +42,34 @@ const detailAt = (t: object) => {
 };
 
 describe('a video task page', () => {
+  it('shows each callback delivery on a phone as one readable cell beside its button', async () => {
+    fakeApi((_m, path) =>
+      path.endsWith('/callbacks')
+        ? list([
+            {
+              id: 'dlv_1',
+              event_type: 'video.succeeded',
+              status: 'succeeded',
+              attempt_count: 2,
+              next_attempt_at: null,
+              url: 'https://hooks.example.com/mediagate/video',
+              attempts: [],
+            },
+          ])
+        : path.startsWith('/console/api/videos/')
+          ? { status: 200, body: task('task_X') }
+          : { status: 404 },
+    );
+    renderAt('/console/videos/task_X', [{ path: '/console/videos/:taskId', element: <VideoDetailPage /> }]);
+    // (the test's screen is a phone's: no breakpoint matches)
+    const cell = (await screen.findByText('video.succeeded')).closest('td')!;
+    expect(within(cell).getByText('Delivered')).toBeTruthy();
+    expect(within(cell).getByText('Attempts: 2')).toBeTruthy();
+    expect(within(cell).getByText('https://hooks.example.com/mediagate/video')).toBeTruthy();
+    const row = cell.closest('tr')!;
+    expect(within(row).getByRole('button', { name: 'Send again' })).toBeTruthy();
+  });
+
   it('plays a kept video with download and copy-link buttons, its exact cost and its key', async () => {
     detailAt(task('task_X', { charged_micro_usd: 1_250_000, refunded_micro_usd: 125_000 }));
     await screen.findByTestId('video-player');
@@ -107,9 +135,12 @@ describe('the video task list', () => {
     renderAt('/console/videos', [{ path: '/console/videos', element: <VideosPage /> }]);
     expect(await screen.findByRole('img', { name: 'No preview yet' })).toBeTruthy();
     expect(screen.getByText(/\$0\.25/)).toBeTruthy();
+    // on a phone's width (as here) the form waits behind its button: the tasks fill the first screen
+    expect(screen.queryByLabelText('Task id')).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: /Search/, expanded: false }));
     fireEvent.change(screen.getByLabelText('Task id'), { target: { value: 'task_01' } });
     fireEvent.change(screen.getByLabelText('Created from (day)'), { target: { value: '2026-11-01' } });
-    fireEvent.click(screen.getByRole('button', { name: /Search/ }));
+    fireEvent.click(within(screen.getByRole('search')).getByRole('button', { name: /Search/ }));
     await waitFor(() =>
       expect(
         calls.some((c) => /\/console\/api\/videos\?.*id=task_01.*created_from=2026-11-01/.test(c.path)),

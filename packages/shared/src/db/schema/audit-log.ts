@@ -2,7 +2,7 @@ import { bigserial, index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/p
 import { accounts } from './accounts';
 
 /** What an operator's action acted on. */
-export const AUDIT_TARGET_TYPES = ['account', 'task', 'queue', 'webhook_endpoint'] as const;
+export const AUDIT_TARGET_TYPES = ['account', 'task', 'queue', 'webhook_endpoint', 'topup'] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
 /**

@@ -1,9 +1,9 @@
 import { ArrowLeftOutlined } from '@ant-design/icons';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Card, Col, Descriptions, Form, Popconfirm, Row, Space, Tag, Typography } from 'antd';
+import { App, Button, Card, Col, Descriptions, Form, Popconfirm, Row, Space, Tag } from 'antd';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { $api, api, keyOf, unwrap } from '../../../api/client';
-import { ErrorAlert, errorText } from '../../../components/ErrorAlert';
+import { ErrorAlert, useErrorText } from '../../../components/ErrorAlert';
 import { useT } from '../../../i18n/i18n';
 import { formatTime, formatUsd } from '../../../lib/format';
 import { transferReference } from '../../../lib/reference';
@@ -11,6 +11,7 @@ import { AdjustmentForm, type AdjustValues } from './components/AdjustmentForm';
 import { BankTopUpForm, type TopupValues } from './components/BankTopUpForm';
 import { CustomerRecords } from './components/CustomerRecords';
 import { LimitsForm, type LimitsValues } from './components/LimitsForm';
+import { PageTitle } from '../../../components/PageTitle';
 
 /**
  * One customer in one place: the account and its limits, the operator's credit and correction
@@ -19,6 +20,8 @@ import { LimitsForm, type LimitsValues } from './components/LimitsForm';
 export function AccountDetailPage() {
   const t = useT();
   const { message } = App.useApp();
+  // a toast speaks the page's language (error boxes keep the API's words for operators)
+  const errorText = useErrorText();
   const { accountId = '' } = useParams();
   // opened from a memo's reference (the account search): the credit form starts with it
   const [params] = useSearchParams();
@@ -62,7 +65,7 @@ export function AccountDetailPage() {
         api.POST('/admin/api/accounts/{id}/topups', {
           ...path,
           body: {
-            amount_usd: v.amount_usd,
+            amount_cny: v.amount_cny,
             reference: v.reference.trim(),
             ...(v.transfer_reference?.trim() ? { transfer_reference: v.transfer_reference.trim() } : {}),
             ...(v.note?.trim() ? { note: v.note.trim() } : {}),
@@ -99,9 +102,7 @@ export function AccountDetailPage() {
       {account.isPending ? <Card loading /> : null}
       {a ? (
         <>
-          <Typography.Title level={2} style={{ margin: 0, wordBreak: 'break-all' }}>
-            {a.email}
-          </Typography.Title>
+          <PageTitle breakAll>{a.email}</PageTitle>
           <Card>
             <Descriptions column={{ xs: 1, md: 2 }} size="small" bordered>
               <Descriptions.Item label="ID">{a.id}</Descriptions.Item>

@@ -36,8 +36,14 @@ describe("the operator's customer page", () => {
               kind: 'topup',
               amount_usd: 8,
               amount_micro_usd: 8_000_000,
-              ref: 'bank-77',
-              reason: null,
+              ref: 'bank_transfer:bank-77',
+              reason: 'top-up of 8.00 USD via bank_transfer',
+              details: {
+                cause: 'payment',
+                provider: 'bank_transfer',
+                reference: 'bank-77',
+                paid: { currency: 'USD', amount_micro_usd: 8_000_000 },
+              },
               created_at: 1_700_000_100,
             },
           ]),
@@ -97,13 +103,15 @@ describe("the operator's customer page", () => {
     // two forms have an amount and a reference: every id is unique, every label names its own field
     const ids = [...container.querySelectorAll('[id]')].map((e) => e.id);
     expect(ids.length).toBe(new Set(ids).size);
-    const credit = screen.getByLabelText('Amount (USD)');
-    expect(credit.id).toBe('bank-topup_amount_usd');
+    const credit = screen.getByLabelText('Amount received (CNY)');
+    expect(credit.id).toBe('bank-topup_amount_cny');
     expect(screen.getByLabelText('Amount (USD, negative to take)').id).toBe('adjustment_amount_usd');
     expect(screen.getByLabelText('Bank transaction id').id).toBe('bank-topup_reference');
     expect(screen.getByLabelText('Reference').id).toBe('adjustment_reference');
 
-    expect(await screen.findByText('bank-77')).toBeTruthy(); // the ledger tab, open first
+    expect(await screen.findByText('bank_transfer:bank-77')).toBeTruthy(); // the ledger tab, open first
+    expect(screen.getByText('Top-up of $8.00 via bank transfer')).toBeTruthy();
+    expect(screen.queryByText(/top-up of 8\.00 USD/)).toBeNull();
     fireEvent.click(screen.getByRole('tab', { name: 'API keys' }));
     expect(await screen.findByText('production', {}, { timeout: 5_000 })).toBeTruthy();
     fireEvent.click(screen.getByRole('tab', { name: 'Tasks' }));

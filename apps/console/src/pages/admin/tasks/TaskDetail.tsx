@@ -9,6 +9,7 @@ import { formatTime } from '../../../lib/format';
 import { Deliveries } from './components/Deliveries';
 import { RetryButton, useRetryTask } from './components/RetryButton';
 import { AccountLink } from './components/TaskTable';
+import { PageTitle } from '../../../components/PageTitle';
 
 const terminal = (s: string | undefined) => s === 'succeeded' || s === 'failed';
 
@@ -30,9 +31,7 @@ export function AdminTaskDetailPage() {
       <Link to="/admin/tasks">
         <ArrowLeftOutlined /> {t('nav.tasks')}
       </Link>
-      <Typography.Title level={2} style={{ margin: 0, wordBreak: 'break-all' }}>
-        {taskId}
-      </Typography.Title>
+      <PageTitle breakAll>{taskId}</PageTitle>
       {task.error ? <ErrorAlert error={task.error} onRetry={() => void task.refetch()} /> : null}
       {task.isPending ? <Card loading /> : null}
       {v ? (

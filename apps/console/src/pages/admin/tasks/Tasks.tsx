@@ -1,9 +1,10 @@
-import { Button, Card, Form, Input, InputNumber, Select, Space, Typography } from 'antd';
+import { Button, Card, Form, Input, InputNumber, Select, Space } from 'antd';
 import { useState } from 'react';
 import { $api } from '../../../api/client';
 import { usePager } from '../../../components/ListCard';
 import { useT } from '../../../i18n/i18n';
 import { TaskTable } from './components/TaskTable';
+import { PageTitle } from '../../../components/PageTitle';
 
 interface Filters {
   status?: 'pending' | 'processing' | 'succeeded' | 'failed';
@@ -35,9 +36,7 @@ export function AdminTasksPage() {
   };
   return (
     <Space orientation="vertical" size="large" style={{ width: '100%' }}>
-      <Typography.Title level={2} style={{ margin: 0 }}>
-        {t('nav.tasks')}
-      </Typography.Title>
+      <PageTitle>{t('nav.tasks')}</PageTitle>
       <Card>
         <Form<Filters> form={form} layout="inline" onFinish={apply} style={{ rowGap: 12 }}>
           <Form.Item label={t('videos.status')} name="status">

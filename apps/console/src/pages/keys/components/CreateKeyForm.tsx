@@ -2,7 +2,7 @@ import { Button, DatePicker, Form, Input, InputNumber, Select } from 'antd';
 import type { Dayjs } from 'dayjs';
 import dayjs from 'dayjs';
 import { $api } from '../../../api/client';
-import { ErrorAlert, errorText } from '../../../components/ErrorAlert';
+import { ErrorAlert, useErrorText } from '../../../components/ErrorAlert';
 import { useT } from '../../../i18n/i18n';
 import { isIpRule } from '../../../lib/ip';
 
@@ -35,6 +35,7 @@ export function CreateKeyForm({
   error: unknown;
 }) {
   const t = useT();
+  const errorText = useErrorText();
   const models = $api.useQuery('get', '/console/api/models', undefined, {
     select: (r) => r.data,
     staleTime: 600_000,

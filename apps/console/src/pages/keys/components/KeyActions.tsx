@@ -30,7 +30,7 @@ export function KeyActions({
         {k.status === 'active' ? t('keys.disable') : t('keys.enable')}
       </Button>
       <Popconfirm
-        title={t('keys.deleteConfirm', { name: k.name })}
+        title={t('keys.deleteConfirm', { name: k.name, prefix: k.display_prefix })}
         description={t('keys.deleteHint')}
         okText={t('common.delete')}
         cancelText={t('common.cancel')}

@@ -2,26 +2,18 @@ import { DownloadOutlined } from '@ant-design/icons';
 import { useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Card, Progress, Space, Typography } from 'antd';
 import { useEffect, useState } from 'react';
+import { Link } from 'react-router';
 import { $api } from '../../../api/client';
 import type { components } from '../../../api/schema';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import { TaskStatusTag } from '../../../components/TaskStatus';
 import { useT } from '../../../i18n/i18n';
+import { downloadLink } from '../../../lib/download';
+import { useSecondsUntil } from '../../../lib/use-countdown';
 
 type VideoTask = components['schemas']['VideoTask'];
 
 const finished = (s: string | undefined) => s === 'succeeded' || s === 'failed';
-
-/** Seconds from now until `at` (Unix seconds), ticking once a second; null without a time. */
-function useSecondsUntil(at: number | null | undefined): number | null {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    if (!at) return;
-    const timer = setInterval(() => setNow(Date.now()), 1_000);
-    return () => clearInterval(timer);
-  }, [at]);
-  return at ? Math.max(0, Math.round(at - now / 1000)) : null;
-}
 
 /**
  * One task followed live on its event stream (GET /console/api/playground/videos/{id}/events, the
@@ -67,9 +59,12 @@ export function LiveTask({ taskId }: { taskId: string }) {
         <Card loading bordered={false} />
       ) : (
         <Space orientation="vertical" style={{ width: '100%' }}>
-          <Typography.Text code copyable style={{ wordBreak: 'break-all' }}>
-            {v.id}
-          </Typography.Text>
+          <Space wrap size={[12, 4]}>
+            <Typography.Text code copyable style={{ wordBreak: 'break-all' }}>
+              {v.id}
+            </Typography.Text>
+            <Link to={`/console/videos/${encodeURIComponent(v.id)}`}>{t('playground.openTask')}</Link>
+          </Space>
           {!done ? (
             <>
               <Progress percent={v.progress} status="active" aria-label={t('playground.progress')} />
@@ -84,10 +79,11 @@ export function LiveTask({ taskId }: { taskId: string }) {
           ) : null}
           {v.status === 'succeeded' && v.video_url ? (
             <>
+              {/* no poster: the video plays at once, and its first frame is made a moment after the
+                  task succeeds (the stream's thumbnail_url answers 404 until the copy is stored) */}
               <video
                 data-testid="playground-player"
                 src={v.video_url}
-                poster={v.thumbnail_url}
                 controls
                 autoPlay
                 muted
@@ -95,7 +91,7 @@ export function LiveTask({ taskId }: { taskId: string }) {
                 style={{ width: '100%', maxHeight: 420, background: '#000', borderRadius: 8 }}
               />
               <Space wrap>
-                <Button icon={<DownloadOutlined />} href={v.video_url} download={`${v.id}.mp4`}>
+                <Button icon={<DownloadOutlined />} href={downloadLink(v.video_url)} download={`${v.id}.mp4`}>
                   {t('playground.download')}
                 </Button>
                 <Typography.Text copyable={{ text: v.video_url }}>{t('playground.copyLink')}</Typography.Text>

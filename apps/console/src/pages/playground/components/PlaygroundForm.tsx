@@ -1,8 +1,10 @@
-import { Alert, Button, Form, Image, Input, Select, Switch, Typography } from 'antd';
+import { Form, Input, Select, Switch } from 'antd';
+import { useEffect } from 'react';
 import type { components } from '../../../api/schema';
-import { ErrorAlert } from '../../../components/ErrorAlert';
 import { useT } from '../../../i18n/i18n';
-import { formatUsdExact } from '../../../lib/format';
+import { formatUsd, usdToMicro } from '../../../lib/format';
+import { ImageSource, isHttpUrl } from './ImageSource';
+import { PriceAndSend } from './PriceAndSend';
 
 export type PlaygroundModel = components['schemas']['ConsoleModelList']['data'][number];
 
@@ -19,32 +21,33 @@ export function priceOf(model: PlaygroundModel | undefined, audio: boolean): num
   return !audio && model.silent_price_usd !== null ? model.silent_price_usd : model.price_usd;
 }
 
-const isHttpUrl = (s: string | undefined) => {
-  try {
-    const u = new URL(s ?? '');
-    return u.protocol === 'http:' || u.protocol === 'https:';
-  } catch {
-    return false;
-  }
-};
-
-/** A model, an image (by its URL), a prompt and sound on or off; the price shown before sending. */
+/** A video model, an image (uploaded, or by its URL), a prompt and sound on or off; the price shown before sending. */
 export function PlaygroundForm({
   models,
   onSubmit,
   pending,
   error,
+  reuse,
 }: {
   models: PlaygroundModel[];
   onSubmit: (v: PlaygroundValues) => void;
   pending: boolean;
   error: unknown;
+  /**
+   * an earlier upload to start from (`use`), or one deleted (`gone`), which the form lets go of if
+   * it holds it; a new object each time
+   */
+  reuse?: { url: string; gone?: boolean } | null;
 }) {
   const t = useT();
   const [form] = Form.useForm<PlaygroundValues>();
+  useEffect(() => {
+    if (!reuse) return;
+    if (!reuse.gone) form.setFieldValue('img_url', reuse.url);
+    else if (form.getFieldValue('img_url') === reuse.url) form.setFieldValue('img_url', undefined);
+  }, [reuse, form]);
   const modelId = Form.useWatch('model', form);
   const audio = Form.useWatch('audio', form) ?? true;
-  const imgUrl = Form.useWatch('img_url', form);
   const model = models.find((m) => m.id === modelId);
   const price = priceOf(model, audio);
   return (
@@ -53,7 +56,7 @@ export function PlaygroundForm({
       name="playground"
       layout="vertical"
       requiredMark={false}
-      initialValues={{ model: models[0]?.id, audio: true }}
+      initialValues={{ model: models[0]?.id, audio: true, img_url: reuse?.gone ? undefined : reuse?.url }}
       onFinish={onSubmit}
     >
       <Form.Item label={t('playground.model')} name="model" rules={[{ required: true }]}>
@@ -66,32 +69,19 @@ export function PlaygroundForm({
         />
       </Form.Item>
       <Form.Item
-        label={t('playground.imageUrl')}
+        label={t('playground.image')}
         name="img_url"
-        extra={t('playground.imageUrlHint')}
         rules={[
           { required: true, message: t('playground.imageRequired') },
           {
             validator: async (_r, v: string | undefined) => {
-              if (v && !isHttpUrl(v.trim())) throw new Error(t('playground.imageUrlShape'));
+              if (v && !isHttpUrl(v)) throw new Error(t('playground.imageUrlShape'));
             },
           },
         ]}
-        normalize={(v: string | undefined) => v?.trim()}
       >
-        <Input placeholder="https://…" inputMode="url" />
+        <ImageSource />
       </Form.Item>
-      {isHttpUrl(imgUrl) ? (
-        <div style={{ marginBottom: 16 }}>
-          <Image
-            src={imgUrl}
-            alt={t('playground.inputImage')}
-            height={120}
-            style={{ objectFit: 'contain' }}
-            fallback="data:image/gif;base64,R0lGODlhAQABAAAAACw="
-          />
-        </div>
-      ) : null}
       <Form.Item
         label={t('playground.prompt')}
         name="prompt"
@@ -104,23 +94,12 @@ export function PlaygroundForm({
           <Switch />
         </Form.Item>
       ) : null}
-      {price !== null ? (
-        <Alert
-          type="info"
-          showIcon
-          role="status"
-          style={{ marginBottom: 16 }}
-          title={t('playground.price', { price: formatUsdExact(price) })}
-          description={t('playground.priceHint')}
-        />
-      ) : null}
-      {error ? <ErrorAlert error={error} style={{ marginBottom: 16 }} /> : null}
-      <Button type="primary" htmlType="submit" loading={pending} disabled={price === null}>
-        {price === null ? t('playground.send') : t('playground.sendFor', { price: formatUsdExact(price) })}
-      </Button>
-      <Typography.Paragraph type="secondary" style={{ marginTop: 12, marginBottom: 0 }}>
-        {t('playground.keyNote')}
-      </Typography.Paragraph>
+      <PriceAndSend
+        priceMicro={price === null ? null : usdToMicro(price)}
+        hint={t('playground.priceHint')}
+        pending={pending}
+        error={error}
+      />
     </Form>
   );
 }

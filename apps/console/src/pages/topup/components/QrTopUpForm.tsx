@@ -1,8 +1,9 @@
 import { Alert, Button, Form, InputNumber, Radio } from 'antd';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import { useT } from '../../../i18n/i18n';
-import { formatUsd } from '../../../lib/format';
+import { formatCny, formatMicroUsd } from '../../../lib/format';
 import { type TopUpOptions, topUpPreview } from '../../../lib/topup';
+import { bonusText } from './BonusLine';
 
 export interface QrTopUpValues {
   amount_cny: number;
@@ -15,11 +16,14 @@ export function QrTopUpForm({
   onSubmit,
   pending,
   error,
+  onPhone = false,
 }: {
   options: TopUpOptions;
   onSubmit: (v: QrTopUpValues) => void;
   pending: boolean;
   error: unknown;
+  /** paid on this phone: the button leads to the provider's pay page instead of a QR code */
+  onPhone?: boolean;
 }) {
   const t = useT();
   const [form] = Form.useForm<QrTopUpValues>();
@@ -37,13 +41,17 @@ export function QrTopUpForm({
         label={t('topup.amount')}
         name="amount_cny"
         extra={t('topup.minAndBonus', {
-          min: o.min_amount_cny,
-          threshold: o.bonus_threshold_cny,
+          min: formatCny(o.min_amount_cny),
+          threshold: formatCny(o.bonus_threshold_cny),
           percent: o.bonus_percent,
         })}
         rules={[
           { required: true, message: t('topup.amountRequired') },
-          { type: 'number', min: o.min_amount_cny, message: t('topup.belowMin', { min: o.min_amount_cny }) },
+          {
+            type: 'number',
+            min: o.min_amount_cny,
+            message: t('topup.belowMin', { min: formatCny(o.min_amount_cny) }),
+          },
         ]}
       >
         <InputNumber prefix="¥" min={0} precision={2} step={10} style={{ width: '100%' }} />
@@ -55,15 +63,8 @@ export function QrTopUpForm({
           showIcon
           role="status"
           style={{ marginBottom: 16 }}
-          title={t('topup.preview', { credit: formatUsd(preview.creditUsd), rate: o.cny_per_usd })}
-          description={
-            preview.bonus
-              ? t('topup.previewBonus', {
-                  bonus: formatUsd(preview.bonusUsd),
-                  total: formatUsd(preview.totalUsd),
-                })
-              : t('topup.bonusHint', { threshold: o.bonus_threshold_cny, percent: o.bonus_percent })
-          }
+          title={t('topup.preview', { credit: formatMicroUsd(preview.creditMicroUsd), rate: o.cny_per_usd })}
+          description={bonusText(t, o, preview.bonusMicroUsd, preview.totalMicroUsd)}
         />
       ) : null}
       <Form.Item label={t('topup.provider')} name="provider" rules={[{ required: true }]}>
@@ -75,7 +76,7 @@ export function QrTopUpForm({
       </Form.Item>
       {error ? <ErrorAlert error={error} style={{ marginBottom: 16 }} /> : null}
       <Button type="primary" htmlType="submit" loading={pending} disabled={preview.belowMin}>
-        {t('topup.pay')}
+        {t(onPhone ? 'topup.payOnPhone' : 'topup.pay')}
       </Button>
     </Form>
   );

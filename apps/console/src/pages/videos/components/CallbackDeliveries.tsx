@@ -1,7 +1,9 @@
 import { type UseQueryResult, useMutation, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Table, Tag, Typography } from 'antd';
+import { App, Button, Space, Table, Tag, Typography } from 'antd';
 import { $api, api, unwrap } from '../../../api/client';
 import type { components } from '../../../api/schema';
+import { useCompactRows } from '../../../components/CompactRows';
+import { DeliverySummary } from '../../../components/DeliverySummary';
 import { useErrorText } from '../../../components/ErrorAlert';
 import { ListCard } from '../../../components/ListCard';
 import { useT } from '../../../i18n/i18n';
@@ -36,6 +38,8 @@ export function CallbackDeliveries({
   query: UseQueryResult<Delivery[], unknown>;
 }) {
   const t = useT();
+  // a phone gets one cell per delivery (event, state, attempts, address) beside its button
+  const compact = useCompactRows();
   const { message } = App.useApp();
   const errorText = useErrorText();
   const client = useQueryClient();
@@ -56,12 +60,29 @@ export function CallbackDeliveries({
     },
     onError: (err) => void message.error(errorText(err)),
   });
+  const statusTag = (s: string) =>
+    s === 'pending' || s === 'succeeded' || s === 'failed' || s === 'held' ? (
+      <Tag color={DELIVERY_COLORS[s]}>{t(`videos.delivery.${s}`)}</Tag>
+    ) : (
+      <Tag>{s}</Tag>
+    );
+  const wideColumns = [
+    { title: t('videos.event'), dataIndex: 'event_type' },
+    { title: t('videos.deliveryStatus'), dataIndex: 'status', render: statusTag },
+    { title: t('videos.attempts'), dataIndex: 'attempt_count' },
+    {
+      title: t('videos.nextAttempt'),
+      dataIndex: 'next_attempt_at',
+      render: (s: number | null) => formatTime(s),
+    },
+    { title: t('videos.url'), dataIndex: 'url', ellipsis: true },
+  ];
   return (
     <ListCard<Delivery>
       title={t('videos.callbacks')}
       query={query}
       rows={query.data}
-      scrollX={720}
+      scrollX={compact ? undefined : 720}
       empty={t('videos.noCallbacks')}
       expandable={{
         expandedRowRender: (d) => (
@@ -103,28 +124,21 @@ export function CallbackDeliveries({
         ),
       }}
       columns={[
-        { title: t('videos.event'), dataIndex: 'event_type' },
-        {
-          title: t('videos.deliveryStatus'),
-          dataIndex: 'status',
-          render: (s: string) =>
-            s === 'pending' || s === 'succeeded' || s === 'failed' || s === 'held' ? (
-              <Tag color={DELIVERY_COLORS[s]}>{t(`videos.delivery.${s}`)}</Tag>
-            ) : (
-              <Tag>{s}</Tag>
-            ),
-        },
-        { title: t('videos.attempts'), dataIndex: 'attempt_count' },
-        {
-          title: t('videos.nextAttempt'),
-          dataIndex: 'next_attempt_at',
-          render: (s: number | null) => formatTime(s),
-        },
-        { title: t('videos.url'), dataIndex: 'url', ellipsis: true },
+        ...(compact
+          ? [
+              {
+                title: t('videos.event'),
+                key: 'delivery',
+                render: (_v: unknown, d: Delivery) => (
+                  <DeliverySummary delivery={d} status={statusTag(d.status)} />
+                ),
+              },
+            ]
+          : wideColumns),
         {
           title: t('common.actions'),
-          // kept in view on a narrow screen, where the other columns scroll
-          fixed: 'right',
+          // kept in view where the other columns scroll
+          fixed: compact ? undefined : 'right',
           render: (_v, d) => (
             <Button
               size="small"

@@ -2,12 +2,10 @@ import { CopyOutlined, DownloadOutlined } from '@ant-design/icons';
 import { Alert, App, Button, Space, Typography } from 'antd';
 import { useState } from 'react';
 import { useT } from '../../../i18n/i18n';
+import { downloadLink } from '../../../lib/download';
 import { formatTime } from '../../../lib/format';
 import { mediaStateOf, type VideoTask } from '../types';
 import { Thumbnail } from './Thumbnail';
-
-/** The link as a download (the file comes as an attachment named after the task). */
-const downloadLink = (url: string) => `${url}${url.includes('?') ? '&' : '?'}download=1`;
 
 /**
  * What a task made: the player with download and copy-link buttons while the video is kept, else

@@ -1,19 +1,8 @@
 import { Progress, Space, Typography } from 'antd';
-import { useEffect, useState } from 'react';
 import { TaskStatusTag } from '../../../components/TaskStatus';
 import { useT } from '../../../i18n/i18n';
 import { mediaStateOf, type VideoTask } from '../types';
-
-/** Seconds until `at` (unix seconds), ticking once a second while it is in the future. */
-function useSecondsUntil(at: number | null | undefined): number | null {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    if (!at) return;
-    const timer = setInterval(() => setNow(Date.now()), 1_000);
-    return () => clearInterval(timer);
-  }, [at]);
-  return at ? Math.max(0, Math.round(at - now / 1000)) : null;
-}
+import { useSecondsUntil } from '../../../lib/use-countdown';
 
 /** "about 2 min 5 s left", or "finishing" once the estimate has passed. */
 function Eta({ at }: { at: number | null | undefined }) {

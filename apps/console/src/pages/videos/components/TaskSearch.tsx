@@ -1,6 +1,6 @@
-import { SearchOutlined } from '@ant-design/icons';
+import { DownOutlined, SearchOutlined, UpOutlined } from '@ant-design/icons';
 import { Button, Form, Input, Select, Space } from 'antd';
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { $api } from '../../../api/client';
 import { useT } from '../../../i18n/i18n';
 
@@ -15,7 +15,11 @@ export interface TaskSearchValues {
 
 export const SEARCH_FIELDS = ['id', 'key_id', 'model', 'created_from', 'created_to'] as const;
 
-/** Finds tasks by (the start of) their id, the key that made them, their model and the days they were made. */
+/**
+ * Finds tasks by (the start of) their id, the key that made them, their model and the days they were
+ * made. On a phone (`compact`) the form stays behind a Search button unless a search is on, so the
+ * tasks, not the form, fill the first screen.
+ */
 export function TaskSearch({
   values,
   onSearch,
@@ -27,6 +31,8 @@ export function TaskSearch({
 }) {
   const t = useT();
   const [form] = Form.useForm<TaskSearchValues>();
+  const searching = SEARCH_FIELDS.filter((f) => values[f]).length;
+  const [open, setOpen] = useState(searching > 0);
   useEffect(
     () => form.setFieldsValue({ ...Object.fromEntries(SEARCH_FIELDS.map((f) => [f, undefined])), ...values }),
     [form, values],
@@ -37,8 +43,21 @@ export function TaskSearch({
     Object.fromEntries(
       Object.entries(v).filter(([, x]) => typeof x === 'string' && x.trim() !== ''),
     ) as TaskSearchValues;
-  return (
+  const toggle = compact ? (
+    <Button
+      icon={<SearchOutlined />}
+      aria-expanded={open}
+      aria-controls="task-search"
+      onClick={() => setOpen((o) => !o)}
+    >
+      {t('videos.search.submit')}
+      {searching > 0 ? ` (${searching})` : ''} {open ? <UpOutlined /> : <DownOutlined />}
+    </Button>
+  ) : null;
+  if (compact && !open) return toggle;
+  const formElement = (
     <Form<TaskSearchValues>
+      id="task-search"
       form={form}
       layout={compact ? 'vertical' : 'inline'}
       role="search"
@@ -97,5 +116,13 @@ export function TaskSearch({
         </Space>
       </Form.Item>
     </Form>
+  );
+  return compact ? (
+    <Space orientation="vertical" style={{ width: '100%' }}>
+      {toggle}
+      {formElement}
+    </Space>
+  ) : (
+    formElement
   );
 }

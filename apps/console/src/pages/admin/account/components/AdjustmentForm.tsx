@@ -1,7 +1,7 @@
 import { App, Button, Form, type FormInstance, Input, InputNumber } from 'antd';
 import { ErrorAlert } from '../../../../components/ErrorAlert';
 import { useT } from '../../../../i18n/i18n';
-import { formatUsdExact } from '../../../../lib/format';
+import { formatUsd } from '../../../../lib/format';
 
 export interface AdjustValues {
   amount_usd: number;
@@ -33,7 +33,7 @@ export function AdjustmentForm({
       onFinish={(v) =>
         modal.confirm({
           title: t(v.amount_usd < 0 ? 'admin.takeConfirm' : 'admin.giveConfirm', {
-            amount: formatUsdExact(Math.abs(v.amount_usd)),
+            amount: formatUsd(Math.abs(v.amount_usd)),
             email,
           }),
           content: t('admin.adjustConfirmHint', { reason: v.reason.trim() }),

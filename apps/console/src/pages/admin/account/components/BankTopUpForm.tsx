@@ -1,11 +1,14 @@
-import { App, Button, Form, type FormInstance, Input, InputNumber } from 'antd';
+import { Alert, App, Button, Form, type FormInstance, Input, InputNumber } from 'antd';
+import { $api } from '../../../../api/client';
 import { ErrorAlert } from '../../../../components/ErrorAlert';
 import { useT } from '../../../../i18n/i18n';
-import { formatUsdExact } from '../../../../lib/format';
+import { formatCny, formatMicroUsd } from '../../../../lib/format';
 import { looksLikeTransferReference, transferReference } from '../../../../lib/reference';
+import { type TopUpOptions, topUpPreview } from '../../../../lib/topup';
 
 export interface TopupValues {
-  amount_usd: number;
+  /** what the bank received, in yuan (at most 2 decimals) */
+  amount_cny: number;
   /** the bank's id of the transfer: each is credited once */
   reference: string;
   /** the reference the memo carried (MG...), checked by the API to be this account's */
@@ -13,8 +16,27 @@ export interface TopupValues {
   note?: string;
 }
 
+/** What `amountCny` credits, by the rule of QR top-ups (the API decides the real figures). */
+function creditWords(
+  t: ReturnType<typeof useT>,
+  amountCny: number | null | undefined,
+  o: TopUpOptions | undefined,
+): string | null {
+  if (!o || !amountCny || amountCny < o.min_amount_cny) return null;
+  const p = topUpPreview(amountCny, o);
+  return p.bonus
+    ? t('admin.bankCreditBonus', {
+        credit: formatMicroUsd(p.creditMicroUsd),
+        percent: o.bonus_percent,
+        bonus: formatMicroUsd(p.bonusMicroUsd),
+        rate: o.cny_per_usd,
+      })
+    : t('admin.bankCredit', { credit: formatMicroUsd(p.creditMicroUsd), rate: o.cny_per_usd });
+}
+
 /**
- * A bank transfer received, credited after a confirmation that names the amount and the account.
+ * A bank transfer received in CNY, credited in USD by the rule of QR top-ups (the rate, the minimum
+ * and the bonus of the top-up options), after a confirmation that names the amount and the account.
  * The form has its own name, so its fields' ids (and the labels pointing at them) are unique on a
  * page that has other forms with an amount and a reference.
  */
@@ -35,6 +57,10 @@ export function BankTopUpForm({
 }) {
   const t = useT();
   const { modal } = App.useApp();
+  const options = $api.useQuery('get', '/console/api/topups/options');
+  const amount = Form.useWatch('amount_cny', form);
+  const preview = creditWords(t, amount, options.data);
+  const min = options.data?.min_amount_cny;
   return (
     <Form<TopupValues>
       form={form}
@@ -43,8 +69,15 @@ export function BankTopUpForm({
       initialValues={{ transfer_reference: memoReference }}
       onFinish={(v) =>
         modal.confirm({
-          title: t('admin.creditConfirm', { amount: formatUsdExact(v.amount_usd), email }),
-          content: t('admin.creditConfirmHint', { reference: v.reference.trim() }),
+          title: t('admin.creditConfirm', { amount: formatCny(v.amount_cny), email }),
+          content: (
+            <>
+              {creditWords(t, v.amount_cny, options.data) ? (
+                <p>{creditWords(t, v.amount_cny, options.data)}</p>
+              ) : null}
+              <p>{t('admin.creditConfirmHint', { reference: v.reference.trim() })}</p>
+            </>
+          ),
           okText: t('admin.credit'),
           cancelText: t('common.cancel'),
           onOk: () => onSubmit(v),
@@ -52,9 +85,21 @@ export function BankTopUpForm({
       }
       requiredMark={false}
     >
-      <Form.Item label={t('admin.amountUsd')} name="amount_usd" rules={[{ required: true }]}>
-        <InputNumber min={0.01} precision={2} prefix="$" style={{ width: '100%' }} />
+      <Form.Item
+        label={t('admin.amountCny')}
+        name="amount_cny"
+        rules={[
+          { required: true, message: t('topup.amountRequired') },
+          ...(min
+            ? [{ type: 'number' as const, min, message: t('topup.belowMin', { min: formatCny(min) }) }]
+            : []),
+        ]}
+      >
+        <InputNumber min={0} precision={2} prefix="¥" style={{ width: '100%' }} />
       </Form.Item>
+      {preview ? (
+        <Alert type="info" showIcon role="status" style={{ marginBottom: 16 }} title={preview} />
+      ) : null}
       <Form.Item
         label={t('admin.transferReference')}
         name="reference"

@@ -1,11 +1,14 @@
-import { Tabs, Tag, Typography } from 'antd';
+import { Button, Tabs, Tag, Typography } from 'antd';
+import { useState } from 'react';
 import { $api } from '../../../../api/client';
 import type { components } from '../../../../api/schema';
 import { AuditLog } from '../../../../components/AuditLog';
+import { ledgerColumns } from '../../../../components/ledger-columns';
 import { ListCard, usePager } from '../../../../components/ListCard';
 import { useT } from '../../../../i18n/i18n';
-import { formatDate, formatTime, formatUsd } from '../../../../lib/format';
+import { formatCny, formatDate, formatTime, formatUsd } from '../../../../lib/format';
 import { TaskTable } from '../../tasks/components/TaskTable';
+import { TopUpRefunds } from './TopUpRefunds';
 
 type LedgerEntry = components['schemas']['LedgerEntry'];
 type TopUp = components['schemas']['TopUp'];
@@ -24,22 +27,7 @@ function Ledger({ accountId }: { accountId: string }) {
       scrollX={640}
       empty={t('billing.noLedger')}
       paging={{ pager, nextCursor: list.data?.has_more ? list.data.next_cursor : undefined }}
-      columns={[
-        { title: t('billing.time'), dataIndex: 'created_at', render: (s: number | null) => formatTime(s) },
-        {
-          title: t('billing.kind'),
-          dataIndex: 'kind',
-          render: (k: LedgerEntry['kind']) => <Tag>{t(`kind.${k}`)}</Tag>,
-        },
-        {
-          title: t('billing.amount'),
-          dataIndex: 'amount_usd',
-          align: 'right',
-          render: (v: number) => <span style={{ color: v < 0 ? '#cf1322' : '#389e0d' }}>{formatUsd(v)}</span>,
-        },
-        { title: t('billing.reference'), dataIndex: 'ref', render: (r: string | null) => r ?? '—' },
-        { title: t('billing.reason'), dataIndex: 'reason', render: (r: string | null) => r ?? '—' },
-      ]}
+      columns={ledgerColumns(t)}
     />
   );
 }
@@ -47,43 +35,69 @@ function Ledger({ accountId }: { accountId: string }) {
 function TopUps({ accountId }: { accountId: string }) {
   const t = useT();
   const pager = usePager();
+  const [refunding, setRefunding] = useState<TopUp | null>(null);
   const list = $api.useQuery('get', '/admin/api/accounts/{id}/topups', {
     params: { path: { id: accountId }, query: { limit: pager.limit, before: pager.cursor } },
   });
   return (
-    <ListCard<TopUp>
-      query={list}
-      rows={list.data?.data}
-      scrollX={640}
-      empty={t('topup.noHistory')}
-      paging={{ pager, nextCursor: list.data?.has_more ? list.data.next_cursor : undefined }}
-      columns={[
-        { title: t('billing.time'), dataIndex: 'created_at', render: (s: number) => formatTime(s) },
-        {
-          title: t('videos.status'),
-          dataIndex: 'status',
-          render: (s: TopUp['status']) => (
-            <Tag color={s === 'credited' ? 'success' : undefined}>{t(`topup.status.${s}`)}</Tag>
-          ),
-        },
-        { title: t('topup.credit'), render: (_v, r) => formatUsd(r.credit_usd + r.bonus_usd) },
-        { title: t('topup.amount'), dataIndex: 'amount_cny', render: (v: number) => `¥${v}` },
-        {
-          title: t('topup.provider'),
-          dataIndex: 'provider',
-          render: (p: TopUp['provider']) => t(`topup.provider.${p}`),
-        },
-        {
-          title: 'ID',
-          dataIndex: 'id',
-          render: (id: string) => (
-            <Typography.Text code style={{ wordBreak: 'break-all' }}>
-              {id}
-            </Typography.Text>
-          ),
-        },
-      ]}
-    />
+    <>
+      <ListCard<TopUp>
+        query={list}
+        rows={list.data?.data}
+        scrollX={760}
+        empty={t('topup.noHistory')}
+        paging={{ pager, nextCursor: list.data?.has_more ? list.data.next_cursor : undefined }}
+        columns={[
+          { title: t('billing.time'), dataIndex: 'created_at', render: (s: number) => formatTime(s) },
+          {
+            title: t('videos.status'),
+            dataIndex: 'status',
+            render: (s: TopUp['status']) => (
+              <Tag color={s === 'credited' ? 'success' : undefined}>{t(`topup.status.${s}`)}</Tag>
+            ),
+          },
+          { title: t('topup.credit'), render: (_v, r) => formatUsd(r.credit_usd + r.bonus_usd) },
+          {
+            title: t('topup.amount'),
+            dataIndex: 'amount_cny',
+            render: (v: number, r) => (
+              <span>
+                {formatCny(v)}
+                {r.refunded_cny > 0 ? (
+                  <Tag color="orange" style={{ marginLeft: 8 }}>
+                    {t('refund.refundedTag', { amount: formatCny(r.refunded_cny) })}
+                  </Tag>
+                ) : null}
+              </span>
+            ),
+          },
+          {
+            title: t('topup.provider'),
+            dataIndex: 'provider',
+            render: (p: TopUp['provider']) => t(`topup.provider.${p}`),
+          },
+          {
+            title: 'ID',
+            dataIndex: 'id',
+            render: (id: string) => (
+              <Typography.Text code style={{ wordBreak: 'break-all' }}>
+                {id}
+              </Typography.Text>
+            ),
+          },
+          {
+            title: t('refund.column'),
+            render: (_v, r) =>
+              r.status === 'credited' || r.status === 'paid' || r.refunded_cny > 0 ? (
+                <Button size="small" danger={r.refunded_cny < r.amount_cny} onClick={() => setRefunding(r)}>
+                  {r.refunded_cny < r.amount_cny ? t('refund.submit') : t('refund.column')}
+                </Button>
+              ) : null,
+          },
+        ]}
+      />
+      {refunding ? <TopUpRefunds topUp={refunding} open onClose={() => setRefunding(null)} /> : null}
+    </>
   );
 }
 

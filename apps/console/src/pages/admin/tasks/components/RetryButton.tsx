@@ -1,13 +1,15 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { App, Button, Popconfirm } from 'antd';
 import { api, keyOf, unwrap } from '../../../../api/client';
-import { errorText } from '../../../../components/ErrorAlert';
+import { useErrorText } from '../../../../components/ErrorAlert';
 import { useT } from '../../../../i18n/i18n';
 
 /** Runs a failed task again as a new task (audited); the task lists and pages are read again. */
 export function useRetryTask(onRetried?: (newId: string) => void) {
   const t = useT();
   const { message } = App.useApp();
+  // a toast speaks the page's language (error boxes keep the API's words for operators)
+  const errorText = useErrorText();
   const client = useQueryClient();
   return useMutation({
     mutationFn: (taskId: string) =>

@@ -65,7 +65,8 @@ export function TaskTable({
     </>
   );
   const wide: TableColumnsType<AdminTask> = [
-    { title: t('videos.task'), dataIndex: 'id', render: (id: string) => <TaskLink id={id} /> },
+    // wide enough for a whole id (kept on one line): the fixed layout would lay it over the next column
+    { title: t('videos.task'), dataIndex: 'id', width: 300, render: (id: string) => <TaskLink id={id} /> },
     ...(showAccount
       ? [
           {
@@ -138,7 +139,7 @@ export function TaskTable({
       title={title}
       query={query}
       rows={query.data?.data}
-      scrollX={compact ? undefined : 1000}
+      scrollX={compact ? undefined : 1100}
       empty={t('videos.empty')}
       paging={{ pager, nextCursor: query.data?.has_more ? query.data.last_id : undefined }}
       columns={compact ? narrow : wide}
