@@ -1,6 +1,7 @@
 import { ApiError } from '@mediagate/shared/errors';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import multer from 'multer';
+import { isPlainJson, readJsonBody } from './json-body';
 import { assertWellFormedStrings } from './well-formed';
 
 /** The largest text field of a multipart form (prompts are at most 4000 characters). */
@@ -122,8 +123,7 @@ export function parseBody(opts: {
     const guarded = capBody(req, res, next, opts.limitBytes);
     if (!guarded) return;
     refusals.set(req, guarded.refuse);
-    const parser = isJson ? json : form;
-    parser(req, res, (err?: unknown) => {
+    const parsed = (err?: unknown) => {
       refusals.delete(req);
       if (err) return guarded.settle(err);
       try {
@@ -132,7 +132,16 @@ export function parseBody(opts: {
         return guarded.settle(e);
       }
       guarded.settle();
-    });
+    };
+    if (isJson && isPlainJson(req)) {
+      req.body = undefined;
+      guarded.stopReading = readJsonBody(req, opts.limitBytes, (err, body) => {
+        if (!err) req.body = body;
+        parsed(err ?? undefined);
+      });
+      return;
+    }
+    (isJson ? json : form)(req, res, parsed);
   };
   return [chooser];
 }
@@ -148,19 +157,24 @@ const refusals = new WeakMap<Request, (err: ApiError) => void>();
 
 const tooLarge = (what: string) => new ApiError('request_too_large', `The request is too large: ${what}.`);
 
+/** What capBody gives the parser of a body it counts. */
+interface BodyGuard {
+  /** ends the parse, with its error (once; later calls are ignored) */
+  settle: (err?: unknown) => void;
+  /** answers `err` at once without reading the rest of the body */
+  refuse: (err: ApiError) => void;
+  /** stops the parser's own reading and frees what it read, when the body is refused */
+  stopReading?: () => void;
+}
+
 /**
- * Counts the body's bytes as they arrive, whoever reads them. Returns the `next` to call once
- * parsing ends (at most once), or undefined when the request was already refused by its
- * Content-Length. Past the limit it answers 413 at once and closes the connection after the
- * answer, so a large body is neither buffered nor read to its end; a parser that finishes
- * later (multer drains what it has not read before reporting) is ignored.
+ * Counts the body's bytes as they arrive, whoever reads them. Returns the guard of the parse (its
+ * `settle` called once parsing ends, at most once), or undefined when the request was already
+ * refused by its Content-Length. Past the limit it answers 413 at once and closes the connection
+ * after the answer, so a large body is neither buffered nor read to its end; a parser that
+ * finishes later (multer drains what it has not read before reporting) is ignored.
  */
-function capBody(
-  req: Request,
-  res: Response,
-  next: NextFunction,
-  limitBytes: number,
-): { settle: (err?: unknown) => void; refuse: (err: ApiError) => void } | undefined {
+function capBody(req: Request, res: Response, next: NextFunction, limitBytes: number): BodyGuard | undefined {
   let settled = false;
   let received = 0;
   const grow = bodyGrowth.get(req);
@@ -178,11 +192,13 @@ function capBody(
   };
   const refuse = (err: ApiError) => {
     if (settled) return;
+    guard.stopReading?.();
     req.unpipe();
     req.pause();
     closeAfterAnswer(req, res);
     settle(err);
   };
+  const guard: BodyGuard = { settle, refuse };
   const overall = `the body is over the limit of ${limitBytes} bytes`;
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limitBytes) {
@@ -190,7 +206,7 @@ function capBody(
     return undefined;
   }
   req.on('data', count);
-  return { settle, refuse };
+  return guard;
 }
 
 /**
