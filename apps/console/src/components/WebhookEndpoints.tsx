@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Alert, App, Button, Card, Descriptions, Empty, Popconfirm, Space, Tag, Typography } from 'antd';
+import { Alert, App, Button, Card, Descriptions, Popconfirm, Space, Tag, Typography } from 'antd';
 import { $api, api, keyOf, unwrap } from '../api/client';
 import type { components } from '../api/schema';
 import { useT } from '../i18n/i18n';
@@ -83,6 +83,32 @@ export function EndpointCard(props: {
   );
 }
 
+/**
+ * What the page is for when no endpoint has failed (a new account has none): how to get callbacks
+ * (a task's metadata.callback_url) and what would show here.
+ */
+function NoFailedEndpoint() {
+  const t = useT();
+  return (
+    <Space orientation="vertical" style={{ width: '100%' }} data-testid="endpoints-empty">
+      <Typography.Text strong>{t('endpoints.emptyTitle')}</Typography.Text>
+      <Typography.Paragraph style={{ margin: 0 }}>{t('endpoints.emptyHow')}</Typography.Paragraph>
+      <Typography.Paragraph
+        code
+        copyable={{ text: CALLBACK_EXAMPLE, tooltips: [t('common.copy'), t('common.copied')] }}
+        style={{ margin: 0, wordBreak: 'break-all' }}
+      >
+        {CALLBACK_EXAMPLE}
+      </Typography.Paragraph>
+      <Typography.Paragraph type="secondary" style={{ margin: 0 }}>
+        {t('endpoints.emptyWhat')}
+      </Typography.Paragraph>
+    </Space>
+  );
+}
+
+const CALLBACK_EXAMPLE = '"metadata": { "callback_url": "https://example.com/hooks/mediagate" }';
+
 /** The signed-in account's endpoints that failed (Webhooks page): why one is disabled, and enabling it. */
 export function WebhookEndpoints() {
   const t = useT();
@@ -104,10 +130,12 @@ export function WebhookEndpoints() {
   const rows = (list.data?.data ?? []) as WebhookEndpoint[];
   return (
     <Card title={t('endpoints.title')}>
-      <Typography.Paragraph type="secondary">{t('endpoints.intro')}</Typography.Paragraph>
+      {list.data && rows.length === 0 ? null : (
+        <Typography.Paragraph type="secondary">{t('endpoints.intro')}</Typography.Paragraph>
+      )}
       {list.error ? <ErrorAlert error={list.error} onRetry={() => void list.refetch()} /> : null}
       {list.isPending ? <Card loading variant="borderless" /> : null}
-      {list.data && rows.length === 0 ? <Empty description={t('endpoints.none')} /> : null}
+      {list.data && rows.length === 0 ? <NoFailedEndpoint /> : null}
       <Space orientation="vertical" style={{ width: '100%' }}>
         {rows.map((e) => (
           <EndpointCard

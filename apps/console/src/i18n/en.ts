@@ -114,7 +114,11 @@ export const en = {
     'Endpoints whose callbacks failed after all their retries. One that fails every callback for 5 days is disabled: its callbacks are kept, not sent, until you enable it again, and then everything it missed is sent.',
   'endpoints.adminIntro':
     'Customers’ webhook endpoints disabled for failing every callback; their callbacks are held. Enabling one sends what it missed and is recorded in the audit log.',
-  'endpoints.none': 'No endpoint has failed.',
+  'endpoints.emptyTitle': 'Callbacks tell your server when a video task ends',
+  'endpoints.emptyHow':
+    'Put a callback_url in the metadata of a video task you create (POST /v1/videos), and the finished task is sent there as a signed POST, with the secret below:',
+  'endpoints.emptyWhat':
+    'An address whose callbacks keep failing shows up here, with what went wrong and a way to send its callbacks again. None has failed so far.',
   'endpoints.noneDisabled': 'No endpoint is disabled.',
   'endpoints.disabled': 'Disabled',
   'endpoints.failing': 'Failing',

@@ -113,7 +113,11 @@ export const zh: Record<MessageKey, string> = {
     '回调在所有重试后仍失败的地址。连续 5 天每次回调都失败的地址会被停用：回调会保留而不发送，直到你重新启用它，届时会补发所有错过的回调。',
   'endpoints.adminIntro':
     '因每次回调都失败而被停用的客户回调地址；它们的回调被保留。启用后会补发错过的回调，并记入审计日志。',
-  'endpoints.none': '没有失败过的地址。',
+  'endpoints.emptyTitle': '视频任务结束时，回调会通知你的服务器',
+  'endpoints.emptyHow':
+    '创建视频任务（POST /v1/videos）时在 metadata 中填写 callback_url，任务结束后会向该地址发送签名的 POST 请求（用下方的密钥验证）：',
+  'endpoints.emptyWhat':
+    '回调持续失败的地址会显示在这里，附带失败原因和重新发送回调的方法。目前还没有失败的地址。',
   'endpoints.noneDisabled': '没有被停用的地址。',
   'endpoints.disabled': '已停用',
   'endpoints.failing': '失败中',
