@@ -260,7 +260,7 @@ describeBrowser('the web console in a browser', () => {
     // what the test credit pays for, in words
     await page
       .getByTestId('test-credit-covers')
-      .getByText(/Your test credit of \$0\.05 covers 1 image\(s\) with seedream-4\.0/)
+      .getByText(/Your test credit of \$0\.05 covers 1 image with seedream-4\.0:/)
       .waitFor();
     await page.getByRole('link', { name: `${stack.apiUrl}/docs` }).waitFor();
     await screenshot(page, 'quickstart');

@@ -643,7 +643,9 @@ export const en = {
   'quickstart.step1Text': 'Lists the models your key may call. It costs nothing.',
   'quickstart.step2': '2. Your first image ({price})',
   'quickstart.step2Credit':
-    'Your test credit of {credit} covers {calls} image(s) with {model}: one paid call that proves the whole path works.',
+    'Your test credit of {credit} covers {calls} images with {model}: one paid call that proves the whole path works.',
+  'quickstart.step2CreditOne':
+    'Your test credit of {credit} covers 1 image with {model}: one paid call that proves the whole path works.',
   'quickstart.step2Paid': 'Generates one image with {model}, the cheapest image model, for {price}.',
   'quickstart.step3': '3. A video from an image (from {price})',
   'quickstart.step3Text':

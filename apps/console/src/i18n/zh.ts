@@ -627,6 +627,8 @@ export const zh: Record<MessageKey, string> = {
   'quickstart.step2': '2. 生成第一张图片（{price}）',
   'quickstart.step2Credit':
     '你的 {credit} 测试额度够用 {model} 生成 {calls} 张图片：用一次付费调用验证整条链路。',
+  'quickstart.step2CreditOne':
+    '你的 {credit} 测试额度够用 {model} 生成 1 张图片：用一次付费调用验证整条链路。',
   'quickstart.step2Paid': '用最便宜的图片模型 {model} 生成一张图片，费用 {price}。',
   'quickstart.step3': '3. 图生视频（{price} 起）',
   'quickstart.step3Text':

@@ -96,7 +96,7 @@ export function QuickStartPage() {
                   showIcon
                   data-testid="test-credit-covers"
                   style={{ marginBottom: 12 }}
-                  title={t('quickstart.step2Credit', {
+                  title={t(check.calls === 1 ? 'quickstart.step2CreditOne' : 'quickstart.step2Credit', {
                     credit: formatUsd(q.test_credit_usd),
                     calls: check.calls,
                     model: check.model,

@@ -64,7 +64,7 @@ function open(topups: unknown[] | 'error') {
 describe('the quick start', () => {
   it('tells a new account what its test credit covers', async () => {
     open([]);
-    await screen.findByText(/Your test credit of \$0\.05 covers 1 image/);
+    await screen.findByText(/Your test credit of \$0\.05 covers 1 image with /);
     await screen.findByText(/The test credit does not cover one: top up first/);
   });
 
