@@ -69,6 +69,8 @@ export function ListCard<R extends { id: string }>(props: {
   scrollX: number | undefined;
   empty: ReactNode;
   expandable?: TableProps<R>['expandable'];
+  /** the id of a row to mark (the one a link was opened for) */
+  highlight?: string | null;
   /** the pager, and the cursor of the next page (none on the last page) */
   paging?: { pager: Pager; nextCursor: string | null | undefined };
 }) {
@@ -90,6 +92,7 @@ export function ListCard<R extends { id: string }>(props: {
         scroll={props.scrollX === undefined ? undefined : { x: props.scrollX }}
         locale={{ emptyText: <Empty description={props.empty} /> }}
         expandable={props.expandable}
+        rowClassName={(r) => (props.highlight && r.id === props.highlight ? 'mg-row-highlight' : '')}
         columns={props.columns}
       />
       {props.paging ? <PagerBar pager={props.paging.pager} nextCursor={props.paging.nextCursor} /> : null}

@@ -287,6 +287,9 @@ export const en = {
   'topup.cancel': 'Cancel this payment',
   'topup.cancelRefused':
     'This payment cannot be cancelled now: it is being paid, or was just paid. If the payment completes, it is credited.',
+  'topup.resume': 'Continue paying',
+  'topup.cancelOrder': 'Cancel',
+  'topup.cancelledToast': 'The top-up was cancelled.',
   'topup.bank': 'Company bank transfer',
   'topup.bankIntro':
     'Transfer to this account and put the reference in the transfer note; the amount is credited once the transfer arrives.',

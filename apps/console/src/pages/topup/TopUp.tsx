@@ -1,16 +1,14 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { Card, Col, Grid, Row, Space, Tag } from 'antd';
+import { Card, Col, Grid, Row, Space } from 'antd';
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { $api, keyOf } from '../../api/client';
 import { ErrorAlert } from '../../components/ErrorAlert';
-import { ListCard } from '../../components/ListCard';
 import { useT } from '../../i18n/i18n';
-import { formatCny, formatTime, formatUsd } from '../../lib/format';
-import type { TopUp } from '../../lib/topup';
 import { BankTransferCard } from './components/BankTransferCard';
-import { PaymentPanel, STATUS_COLOR } from './components/PaymentPanel';
+import { PaymentPanel } from './components/PaymentPanel';
 import { QrTopUpForm } from './components/QrTopUpForm';
+import { TopUpHistory } from './components/TopUpHistory';
 import { PageTitle } from '../../components/PageTitle';
 
 /**
@@ -32,7 +30,6 @@ export function TopUpPage() {
     setParams(id ? { order: id } : {}, { replace: true });
   };
   const options = $api.useQuery('get', '/console/api/topups/options');
-  const history = $api.useQuery('get', '/console/api/topups', undefined, { enabled: options.isSuccess });
   const create = $api.useMutation('post', '/console/api/topups', {
     onSuccess: (o) => {
       showOrder(o.id);
@@ -90,28 +87,12 @@ export function TopUpPage() {
         </Row>
       ) : null}
       {o ? (
-        <ListCard<TopUp>
-          title={t('topup.history')}
-          query={history}
-          rows={history.data?.data}
-          scrollX={640}
-          empty={t('topup.noHistory')}
-          columns={[
-            // what a phone shows first: when, whether it was credited, and how much
-            { title: t('billing.time'), dataIndex: 'created_at', render: (s: number) => formatTime(s) },
-            {
-              title: t('videos.status'),
-              dataIndex: 'status',
-              render: (s: TopUp['status']) => <Tag color={STATUS_COLOR[s]}>{t(`topup.status.${s}`)}</Tag>,
-            },
-            { title: t('topup.credit'), render: (_v, r) => formatUsd(r.credit_usd + r.bonus_usd) },
-            { title: t('topup.amount'), dataIndex: 'amount_cny', render: (v: number) => formatCny(v) },
-            {
-              title: t('topup.provider'),
-              dataIndex: 'provider',
-              render: (p: TopUp['provider']) => t(`topup.provider.${p}`),
-            },
-          ]}
+        <TopUpHistory
+          shown={orderId}
+          onShow={(id) => {
+            showOrder(id);
+            window.scrollTo({ top: 0 });
+          }}
         />
       ) : null}
     </Space>
