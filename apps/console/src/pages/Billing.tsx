@@ -6,12 +6,13 @@ import { Link, useSearchParams } from 'react-router';
 import { $api } from '../api/client';
 import type { components } from '../api/schema';
 import { useErrorText } from '../components/ErrorAlert';
-import { ledgerColumns } from '../components/ledger-columns';
+import { useLedgerColumns } from '../components/ledger-columns';
 import { ListCard, type Pager, usePager } from '../components/ListCard';
 import { type Translate, useT } from '../i18n/i18n';
 import { downloadCsv, fetchAllPages, toCsv } from '../lib/csv';
 import { formatMicroUsd, formatTime } from '../lib/format';
 import { PageTitle } from '../components/PageTitle';
+import { customerLedgerLink } from '../lib/ledger-links';
 import { ledgerReason } from '../lib/ledger-words';
 
 type LedgerEntry = components['schemas']['LedgerEntry'];
@@ -89,7 +90,7 @@ function PagedTable<R extends { id: string }, K extends QueryKey>({
   file: string;
   csvColumns: Array<{ header: string; value: (row: R) => unknown }>;
   columns: TableColumnsType<R>;
-  scrollX: number;
+  scrollX: number | undefined;
   empty: string;
 }) {
   const t = useT();
@@ -152,6 +153,7 @@ function useListFilter<T>() {
 function LedgerTab() {
   const t = useT();
   const { pager, value: kind, onChange } = useListFilter<Kind>();
+  const { columns, scrollX } = useLedgerColumns(customerLedgerLink);
   return (
     <PagedTable
       pager={pager}
@@ -171,9 +173,9 @@ function LedgerTab() {
       }
       file={`mediagate-ledger${kind ? `-${kind}` : ''}.csv`}
       csvColumns={ledgerCsvColumns(t)}
-      scrollX={640}
+      scrollX={scrollX}
       empty={t('billing.noLedger')}
-      columns={ledgerColumns(t)}
+      columns={columns}
     />
   );
 }

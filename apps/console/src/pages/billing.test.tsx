@@ -1,4 +1,4 @@
-import { screen } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeApi, renderAt } from '../../test/render';
 import { BillingPage } from './Billing';
@@ -7,18 +7,74 @@ beforeEach(() => {
   window.localStorage.setItem('mediagate.lang', 'en');
 });
 
+const TASK = 'task_01ARZ3NDEKTSV4RRFFQ69G5FAV';
+const ORDER = 'top_01ARZ3NDEKTSV4RRFFQ69G5FAW';
+const LEDGER = [
+  {
+    object: 'ledger_entry',
+    id: '2',
+    kind: 'charge',
+    amount_usd: -0.25,
+    amount_micro_usd: -250_000,
+    ref: TASK,
+    reason: null,
+    details: { cause: 'video_task', model: 'wan2.6-i2v-flash-5s-720p' },
+    created_at: 1_700_000_200,
+  },
+  {
+    object: 'ledger_entry',
+    id: '1',
+    kind: 'topup',
+    amount_usd: 7,
+    amount_micro_usd: 7_000_000,
+    ref: `alipay:${ORDER}`,
+    reason: null,
+    details: {
+      cause: 'payment',
+      provider: 'alipay',
+      reference: ORDER,
+      paid: { currency: 'CNY', amount_fen: 3500 },
+    },
+    created_at: 1_700_000_100,
+  },
+];
+
+function withLedger(data: unknown[]) {
+  fakeApi((_method, path) => {
+    if (path === '/console/api/balance')
+      return { status: 200, body: { object: 'balance', balance_usd: 6.72, balance_micro_usd: 6_720_000 } };
+    if (path.startsWith('/console/api/ledger'))
+      return { status: 200, body: { object: 'list', data, has_more: false, next_cursor: null } };
+    return { status: 404 };
+  });
+}
+
 describe('the billing page', () => {
   it('shows the balance above the ledger, with the way to top up', async () => {
-    fakeApi((_method, path) => {
-      if (path === '/console/api/balance')
-        return { status: 200, body: { object: 'balance', balance_usd: 6.72, balance_micro_usd: 6_720_000 } };
-      if (path.startsWith('/console/api/ledger'))
-        return { status: 200, body: { object: 'list', data: [], has_more: false } };
-      return { status: 404 };
-    });
+    withLedger([]);
     renderAt('/console/billing', [{ path: '/console/billing', element: <BillingPage /> }]);
     await screen.findByText('$6.72');
     expect(screen.getByTestId('billing-balance').textContent).toBe('$6.72');
     expect(screen.getByRole('link', { name: 'Top up' }).getAttribute('href')).toBe('/console/topup');
+  });
+
+  it("links a charge to its task and a top-up to its order, each row's amount beside it on a phone", async () => {
+    withLedger(LEDGER);
+    renderAt('/console/billing', [{ path: '/console/billing', element: <BillingPage /> }]);
+    const task = (await screen.findByText(TASK)).closest('a');
+    expect(task?.getAttribute('href')).toBe(`/console/videos/${TASK}`);
+    expect(screen.getByText(`alipay:${ORDER}`).closest('a')?.getAttribute('href')).toBe(
+      `/console/topup?order=${ORDER}`,
+    );
+    // jsdom has no viewport: the phone's layout, the entry in one cell and its amount in the other
+    const table = task?.closest('table') as HTMLElement;
+    expect(
+      within(table)
+        .getAllByRole('columnheader')
+        .map((h) => h.textContent),
+    ).toEqual(['Reason', 'Amount']);
+    const row = task?.closest('tr') as HTMLElement;
+    expect(within(row).getByText('-$0.25')).toBeTruthy();
+    expect(within(row).getByText(/Video task/)).toBeTruthy();
   });
 });

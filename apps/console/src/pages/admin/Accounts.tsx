@@ -1,9 +1,10 @@
 import { useMutation } from '@tanstack/react-query';
-import { Alert, Input, Space, Tag, Typography } from 'antd';
+import { Alert, Input, Space, type TableColumnsType, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { $api, api, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
+import { ScreenReaderOnly, useCompactRows } from '../../components/CompactRows';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { ListCard, usePager } from '../../components/ListCard';
 import { useT } from '../../i18n/i18n';
@@ -33,6 +34,60 @@ export function AccountsPage() {
     params: { query: { email, after, limit: pager.limit } },
   });
   const data = accounts.data as (typeof accounts.data & { next_cursor?: string | null }) | undefined;
+  const compact = useCompactRows();
+  const status = (a: Account) => (
+    <Space size={4} wrap>
+      <Tag color={a.status === 'active' ? 'green' : 'red'}>
+        {t(`admin.status.${a.status}` as 'admin.status.active')}
+      </Tag>
+      {a.role === 'admin' ? <Tag color="blue">{t('admin.operator')}</Tag> : null}
+    </Space>
+  );
+  const emailLink = (a: Account) => (
+    <Link to={`/admin/accounts/${a.id}`} style={{ wordBreak: 'break-all' }}>
+      {a.email}
+    </Link>
+  );
+  const wide: TableColumnsType<Account> = [
+    { title: t('field.email'), dataIndex: 'email', render: (_e: string, a) => emailLink(a) },
+    { title: 'ID', dataIndex: 'id', render: (id: string) => <Typography.Text code>{id}</Typography.Text> },
+    { title: t('videos.status'), dataIndex: 'status', render: (_s: string, a) => status(a) },
+    {
+      title: t('dashboard.balance'),
+      dataIndex: 'balance_usd',
+      align: 'right',
+      render: (v: number) => formatUsd(v),
+    },
+    { title: t('videos.created'), dataIndex: 'created_at', render: (s: number | null) => formatDate(s) },
+  ];
+  // a phone: the account (e-mail, state, id, since when) in one cell, its balance beside it
+  const narrow: TableColumnsType<Account> = [
+    {
+      title: t('field.email'),
+      key: 'account',
+      render: (_v, a) => (
+        <Space orientation="vertical" size={2} style={{ minWidth: 0 }}>
+          {emailLink(a)}
+          {status(a)}
+          <Typography.Text type="secondary" style={{ fontSize: 12, wordBreak: 'break-all' }}>
+            <ScreenReaderOnly>ID: </ScreenReaderOnly>
+            {a.id}
+          </Typography.Text>
+          <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+            <ScreenReaderOnly>{t('videos.created')}: </ScreenReaderOnly>
+            {formatDate(a.created_at)}
+          </Typography.Text>
+        </Space>
+      ),
+    },
+    {
+      title: t('dashboard.balance'),
+      dataIndex: 'balance_usd',
+      align: 'right',
+      width: 96,
+      render: (v: number) => formatUsd(v),
+    },
+  ];
   return (
     <Space orientation="vertical" size="large" style={{ width: '100%' }}>
       <PageTitle>{t('nav.accounts')}</PageTitle>
@@ -60,44 +115,10 @@ export function AccountsPage() {
       <ListCard<Account>
         query={accounts}
         rows={data?.data}
-        scrollX={720}
+        scrollX={compact ? undefined : 720}
         empty={t('admin.noAccounts')}
         paging={{ pager, nextCursor: data?.has_more ? data.next_cursor : undefined }}
-        columns={[
-          {
-            title: t('field.email'),
-            dataIndex: 'email',
-            render: (e: string, a) => <Link to={`/admin/accounts/${a.id}`}>{e}</Link>,
-          },
-          {
-            title: 'ID',
-            dataIndex: 'id',
-            render: (id: string) => <Typography.Text code>{id}</Typography.Text>,
-          },
-          {
-            title: t('videos.status'),
-            dataIndex: 'status',
-            render: (s: string, a) => (
-              <Space size={4}>
-                <Tag color={s === 'active' ? 'green' : 'red'}>
-                  {t(`admin.status.${s}` as 'admin.status.active')}
-                </Tag>
-                {a.role === 'admin' ? <Tag color="blue">{t('admin.operator')}</Tag> : null}
-              </Space>
-            ),
-          },
-          {
-            title: t('dashboard.balance'),
-            dataIndex: 'balance_usd',
-            align: 'right',
-            render: (v: number) => formatUsd(v),
-          },
-          {
-            title: t('videos.created'),
-            dataIndex: 'created_at',
-            render: (s: number | null) => formatDate(s),
-          },
-        ]}
+        columns={compact ? narrow : wide}
       />
     </Space>
   );

@@ -1,6 +1,7 @@
 import { fireEvent, screen, within } from '@testing-library/react';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeApi, renderAt } from '../../../../test/render';
+import { AccountsPage } from '../Accounts';
 import { AccountDetailPage } from './AccountDetail';
 
 beforeEach(() => {
@@ -127,4 +128,100 @@ describe("the operator's customer page", () => {
     expect(paths).toContain('/admin/api/tasks?account_id=acct_1&limit=20');
     expect(paths.some((p) => p.startsWith('/admin/api/audit-log?account_id=acct_1'))).toBe(true);
   }, 90_000);
+
+  it("links a ledger entry to its task's page and to its order in the top-ups tab, marked there", async () => {
+    const TASK = 'task_01ARZ3NDEKTSV4RRFFQ69G5FAV';
+    const ORDER = 'top_01ARZ3NDEKTSV4RRFFQ69G5FAW';
+    const order = {
+      object: 'topup',
+      id: ORDER,
+      status: 'credited',
+      provider: 'alipay',
+      amount_cny: 35,
+      credit_usd: 7,
+      bonus_usd: 0,
+      refunded_cny: 0,
+      channel: 'qr',
+      qr_code: null,
+      pay_url: null,
+      expires_at: 1_700_001_000,
+      created_at: 1_700_000_000,
+      paid_at: 1_700_000_050,
+      credited_at: 1_700_000_060,
+      cancelled_at: null,
+    };
+    fakeApi((_m, path) => {
+      const p = path.split('?')[0];
+      if (p === '/admin/api/accounts/acct_1') return { status: 200, body: ACCOUNT };
+      if (p === '/admin/api/accounts/acct_1/topups') return { status: 200, body: page([order]) };
+      if (p === '/admin/api/accounts/acct_1/ledger')
+        return {
+          status: 200,
+          body: page([
+            {
+              object: 'ledger_entry',
+              id: '2',
+              kind: 'charge',
+              amount_usd: -0.25,
+              amount_micro_usd: -250_000,
+              ref: TASK,
+              reason: null,
+              details: { cause: 'video_task', model: 'wan2.6-i2v-flash-5s-720p' },
+              created_at: 1_700_000_200,
+            },
+            {
+              object: 'ledger_entry',
+              id: '1',
+              kind: 'topup',
+              amount_usd: 7,
+              amount_micro_usd: 7_000_000,
+              ref: `alipay:${ORDER}`,
+              reason: null,
+              details: {
+                cause: 'payment',
+                provider: 'alipay',
+                reference: ORDER,
+                paid: { currency: 'CNY', amount_fen: 3500 },
+              },
+              created_at: 1_700_000_100,
+            },
+          ]),
+        };
+      return { status: 200, body: page([]) };
+    });
+    const { router } = renderAt('/admin/accounts/acct_1', [
+      { path: '/admin/accounts/:accountId', element: <AccountDetailPage /> },
+    ]);
+    expect((await screen.findByText(TASK)).closest('a')?.getAttribute('href')).toBe(`/admin/tasks/${TASK}`);
+    const toOrder = screen.getByText(`alipay:${ORDER}`).closest('a');
+    expect(toOrder?.getAttribute('href')).toBe(`/admin/accounts/acct_1?tab=topups&order=${ORDER}`);
+    fireEvent.click(toOrder as HTMLElement);
+    expect(router.state.location.search).toBe(`?tab=topups&order=${ORDER}`);
+    const id = await screen.findByText(ORDER, {}, { timeout: 5_000 });
+    expect(screen.getByRole('tab', { name: 'Top-ups' }).getAttribute('aria-selected')).toBe('true');
+    expect(id.closest('tr')?.className).toContain('mg-row-highlight');
+    // another tab: the address says so, and no order is marked any more
+    fireEvent.click(screen.getByRole('tab', { name: 'Ledger' }));
+    expect(router.state.location.search).toBe('?tab=ledger');
+  }, 60_000);
+});
+
+describe("the operators' accounts list", () => {
+  it('shows each account in one cell beside its balance on a phone (nothing scrolls sideways)', async () => {
+    fakeApi((_m, path) =>
+      path.startsWith('/admin/api/accounts') ? { status: 200, body: page([ACCOUNT]) } : { status: 404 },
+    );
+    renderAt('/admin/accounts', [{ path: '/admin/accounts', element: <AccountsPage /> }]);
+    const link = await screen.findByRole('link', { name: 'buyer@example.test' });
+    expect(link.getAttribute('href')).toBe('/admin/accounts/acct_1');
+    const table = link.closest('table') as HTMLElement;
+    expect(
+      within(table)
+        .getAllByRole('columnheader')
+        .map((h) => h.textContent),
+    ).toEqual(['E-mail', 'Balance']);
+    const row = link.closest('tr') as HTMLElement;
+    expect(within(row).getByText('$12.50')).toBeTruthy();
+    expect(within(row).getByText('acct_1')).toBeTruthy();
+  });
 });

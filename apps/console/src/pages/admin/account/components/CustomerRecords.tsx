@@ -1,12 +1,15 @@
-import { Button, Tabs, Tag, Typography } from 'antd';
+import { Button, Space, type TableColumnsType, Tabs, Tag, Typography } from 'antd';
 import { useState } from 'react';
+import { useSearchParams } from 'react-router';
 import { $api } from '../../../../api/client';
 import type { components } from '../../../../api/schema';
 import { AuditLog } from '../../../../components/AuditLog';
-import { ledgerColumns } from '../../../../components/ledger-columns';
+import { ScreenReaderOnly, useCompactRows } from '../../../../components/CompactRows';
+import { useLedgerColumns } from '../../../../components/ledger-columns';
 import { ListCard, usePager } from '../../../../components/ListCard';
 import { useT } from '../../../../i18n/i18n';
 import { formatCny, formatDate, formatTime, formatUsd } from '../../../../lib/format';
+import { operatorLedgerLink } from '../../../../lib/ledger-links';
 import { TaskTable } from '../../tasks/components/TaskTable';
 import { TopUpRefunds } from './TopUpRefunds';
 
@@ -20,81 +23,118 @@ function Ledger({ accountId }: { accountId: string }) {
   const list = $api.useQuery('get', '/admin/api/accounts/{id}/ledger', {
     params: { path: { id: accountId }, query: { limit: pager.limit, before: pager.cursor } },
   });
+  const { columns, scrollX } = useLedgerColumns(operatorLedgerLink(accountId));
   return (
     <ListCard<LedgerEntry>
       query={list}
       rows={list.data?.data}
-      scrollX={640}
+      scrollX={scrollX}
       empty={t('billing.noLedger')}
       paging={{ pager, nextCursor: list.data?.has_more ? list.data.next_cursor : undefined }}
-      columns={ledgerColumns(t)}
+      columns={columns}
     />
   );
 }
 
-function TopUps({ accountId }: { accountId: string }) {
+/** The account's top-ups; `highlight`: the order a ledger entry's link opened the tab for. */
+function TopUps({ accountId, highlight }: { accountId: string; highlight: string | null }) {
   const t = useT();
   const pager = usePager();
   const [refunding, setRefunding] = useState<TopUp | null>(null);
   const list = $api.useQuery('get', '/admin/api/accounts/{id}/topups', {
     params: { path: { id: accountId }, query: { limit: pager.limit, before: pager.cursor } },
   });
+  const compact = useCompactRows();
+  const status = (r: TopUp) => (
+    <Tag color={r.status === 'credited' ? 'success' : undefined}>{t(`topup.status.${r.status}`)}</Tag>
+  );
+  const refunded = (r: TopUp) =>
+    r.refunded_cny > 0 ? (
+      <Tag color="orange">{t('refund.refundedTag', { amount: formatCny(r.refunded_cny) })}</Tag>
+    ) : null;
+  const refund = (r: TopUp) =>
+    r.status === 'credited' || r.status === 'paid' || r.refunded_cny > 0 ? (
+      <Button size="small" danger={r.refunded_cny < r.amount_cny} onClick={() => setRefunding(r)}>
+        {r.refunded_cny < r.amount_cny ? t('refund.submit') : t('refund.column')}
+      </Button>
+    ) : null;
+  const orderId = (id: string) => (
+    <Typography.Text code style={{ wordBreak: 'break-all' }}>
+      {id}
+    </Typography.Text>
+  );
+  const wide: TableColumnsType<TopUp> = [
+    { title: t('billing.time'), dataIndex: 'created_at', render: (s: number) => formatTime(s) },
+    { title: t('videos.status'), dataIndex: 'status', render: (_s, r) => status(r) },
+    { title: t('topup.credit'), key: 'credit', render: (_v, r) => formatUsd(r.credit_usd + r.bonus_usd) },
+    {
+      title: t('topup.amount'),
+      dataIndex: 'amount_cny',
+      render: (v: number, r) => (
+        <Space size={8} wrap>
+          {formatCny(v)}
+          {refunded(r)}
+        </Space>
+      ),
+    },
+    {
+      title: t('topup.provider'),
+      dataIndex: 'provider',
+      render: (p: TopUp['provider']) => t(`topup.provider.${p}`),
+    },
+    { title: 'ID', dataIndex: 'id', render: (id: string) => orderId(id) },
+    { title: t('refund.column'), key: 'refund', render: (_v, r) => refund(r) },
+  ];
+  // a phone: the order (state, id, when, through whom) in one cell, its amounts and refund beside it
+  const narrow: TableColumnsType<TopUp> = [
+    {
+      title: t('videos.status'),
+      key: 'order',
+      render: (_v, r) => (
+        <Space orientation="vertical" size={2} style={{ minWidth: 0 }}>
+          <Space size={4} wrap>
+            {status(r)}
+            {refunded(r)}
+          </Space>
+          <span style={{ fontSize: 12 }}>
+            <ScreenReaderOnly>ID: </ScreenReaderOnly>
+            {orderId(r.id)}
+          </span>
+          <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+            <ScreenReaderOnly>{t('billing.time')}: </ScreenReaderOnly>
+            {formatTime(r.created_at)} · <ScreenReaderOnly>{t('topup.provider')}: </ScreenReaderOnly>
+            {t(`topup.provider.${r.provider}`)}
+          </Typography.Text>
+        </Space>
+      ),
+    },
+    {
+      title: t('topup.credit'),
+      key: 'credit',
+      align: 'right',
+      width: 112,
+      render: (_v, r) => (
+        <Space orientation="vertical" size={4} align="end">
+          <span>{formatUsd(r.credit_usd + r.bonus_usd)}</span>
+          <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+            <ScreenReaderOnly>{t('topup.amount')}: </ScreenReaderOnly>
+            {formatCny(r.amount_cny)}
+          </Typography.Text>
+          {refund(r)}
+        </Space>
+      ),
+    },
+  ];
   return (
     <>
       <ListCard<TopUp>
         query={list}
         rows={list.data?.data}
-        scrollX={760}
+        scrollX={compact ? undefined : 760}
+        highlight={highlight}
         empty={t('topup.noHistory')}
         paging={{ pager, nextCursor: list.data?.has_more ? list.data.next_cursor : undefined }}
-        columns={[
-          { title: t('billing.time'), dataIndex: 'created_at', render: (s: number) => formatTime(s) },
-          {
-            title: t('videos.status'),
-            dataIndex: 'status',
-            render: (s: TopUp['status']) => (
-              <Tag color={s === 'credited' ? 'success' : undefined}>{t(`topup.status.${s}`)}</Tag>
-            ),
-          },
-          { title: t('topup.credit'), render: (_v, r) => formatUsd(r.credit_usd + r.bonus_usd) },
-          {
-            title: t('topup.amount'),
-            dataIndex: 'amount_cny',
-            render: (v: number, r) => (
-              <span>
-                {formatCny(v)}
-                {r.refunded_cny > 0 ? (
-                  <Tag color="orange" style={{ marginLeft: 8 }}>
-                    {t('refund.refundedTag', { amount: formatCny(r.refunded_cny) })}
-                  </Tag>
-                ) : null}
-              </span>
-            ),
-          },
-          {
-            title: t('topup.provider'),
-            dataIndex: 'provider',
-            render: (p: TopUp['provider']) => t(`topup.provider.${p}`),
-          },
-          {
-            title: 'ID',
-            dataIndex: 'id',
-            render: (id: string) => (
-              <Typography.Text code style={{ wordBreak: 'break-all' }}>
-                {id}
-              </Typography.Text>
-            ),
-          },
-          {
-            title: t('refund.column'),
-            render: (_v, r) =>
-              r.status === 'credited' || r.status === 'paid' || r.refunded_cny > 0 ? (
-                <Button size="small" danger={r.refunded_cny < r.amount_cny} onClick={() => setRefunding(r)}>
-                  {r.refunded_cny < r.amount_cny ? t('refund.submit') : t('refund.column')}
-                </Button>
-              ) : null,
-          },
-        ]}
+        columns={compact ? narrow : wide}
       />
       {refunding ? <TopUpRefunds topUp={refunding} open onClose={() => setRefunding(null)} /> : null}
     </>
@@ -156,15 +196,39 @@ function Tasks({ accountId }: { accountId: string }) {
   return <TaskTable query={tasks} pager={pager} showAccount={false} />;
 }
 
-/** Everything the account did and had done to it, one tab each: ledger, top-ups, keys, tasks, audit. */
+const TABS = ['ledger', 'topups', 'keys', 'tasks', 'audit'];
+
+/**
+ * Everything the account did and had done to it, one tab each: ledger, top-ups, keys, tasks, audit.
+ * The open tab is in the address (`?tab=`), so a ledger entry links to its order in the top-ups tab
+ * (`?tab=topups&order=`).
+ */
 export function CustomerRecords({ accountId }: { accountId: string }) {
   const t = useT();
+  const [params, setParams] = useSearchParams();
+  const tab = params.get('tab');
   return (
     <Tabs
       destroyOnHidden
+      activeKey={tab && TABS.includes(tab) ? tab : 'ledger'}
+      onChange={(key) =>
+        setParams(
+          (p) => {
+            const next = new URLSearchParams(p);
+            next.set('tab', key);
+            next.delete('order');
+            return next;
+          },
+          { replace: true },
+        )
+      }
       items={[
         { key: 'ledger', label: t('billing.ledger'), children: <Ledger accountId={accountId} /> },
-        { key: 'topups', label: t('admin.topups'), children: <TopUps accountId={accountId} /> },
+        {
+          key: 'topups',
+          label: t('admin.topups'),
+          children: <TopUps accountId={accountId} highlight={params.get('order')} />,
+        },
         { key: 'keys', label: t('nav.keys'), children: <Keys accountId={accountId} /> },
         { key: 'tasks', label: t('nav.tasks'), children: <Tasks accountId={accountId} /> },
         {
