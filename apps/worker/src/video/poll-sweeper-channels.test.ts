@@ -272,21 +272,31 @@ describe('the batch-query sweep over several vendor accounts', () => {
     expect(await h.redis.pttl(lock)).toBeGreaterThan(500);
   });
 
-  it('runs the tasks it left for later before tasks found after them, whenever they were submitted', async () => {
+  it.each([
+    ['the same worker', false],
+    ['another worker', true],
+  ])('runs the tasks it left for later before tasks found after them, whenever they were submitted (next sweep by %s)', async (_, another) => {
     const channels = accounts(1);
-    // 20 tasks that ended and were collected: the window's successes fill pages enough that the
+    // 40 tasks that ended and were collected: the window's successes fill pages enough that the
     // second sweep lists what still runs (and so knows no end time of the tasks it takes as ended)
-    await collectedSucceeded(20, channels);
+    await collectedSucceeded(40, channels);
     // submitted first, ending 10 s later: found by the second sweep only
     await sim.control('POST', '/video-timing', { runningMs: 10_000 });
     const later = await submittedUpstream(4, channels);
+    const lock = redisKey(h.prefix, 'upstream-poll-sweep');
+    // another worker's sweep before any of ours ended: it learns how many successes the window
+    // holds (so that its next sweep lists what still runs), and finds nothing
+    const other = sweeper(channels, 2, 10);
+    if (another) {
+      expect((await other.sweepOnce()).found).toBe(0);
+      await h.redis.del(lock);
+    }
     // submitted after them, ending at once: found by the first sweep, which has room for few
     await sim.control('POST', '/video-timing', { runningMs: 100 });
     const first = await finishedUpstream(16, channels, later.length);
 
-    const lock = redisKey(h.prefix, 'upstream-poll-sweep');
-    // 2 queries a second: about 9 of the 16 are run by the first sweep (the slots of the 2 s
-    // interval and of its own 5 pages), the rest left for later
+    // 2 queries a second: some of the 16 are run by the first sweep (the slots of the 2 s interval
+    // and of its own pages), the rest left for later
     const sweep = sweeper(channels, 2, 10);
     const one = await sweep.sweepOnce();
     expect(one.found).toBe(16);
@@ -309,12 +319,33 @@ describe('the batch-query sweep over several vendor accounts', () => {
       timeoutMs: 25_000,
     });
     await h.redis.del(lock);
-    const two = await sweep.sweepOnce();
+    // the next sweep by the same worker, or by another one (as when several video workers sweep in turn)
+    const two = await (another ? other : sweep).sweepOnce();
     expect(two.found).toBe(20);
     expect(two.deferred).toBeGreaterThan(0);
     // while any of the first found still waits, none of the later found has been run
     const run = new Set(await promoted([...first, ...later]));
-    if (first.some((id) => !run.has(id))) expect(later.filter((id) => run.has(id))).toEqual([]);
+    expect(first.filter((id) => !run.has(id)).length).toBeGreaterThan(0);
+    expect(later.filter((id) => run.has(id))).toEqual([]);
+  });
+
+  it('gives no room to tasks whose jobs an earlier sweep already ran', async () => {
+    const channels = accounts(1);
+    const ids = await finishedUpstream(30, channels);
+    const lock = redisKey(h.prefix, 'upstream-poll-sweep');
+    // 5 queries a second: each sweep has room for about 9 jobs; no worker runs the jobs promoted by
+    // the first, so their tasks are still in flight, and found again, at the second
+    const one = await sweeper(channels, 5).sweepOnce();
+    expect(one.promoted).toBeGreaterThan(0);
+    await h.redis.del(lock);
+    const two = await sweeper(channels, 5).sweepOnce();
+    expect(two.found).toBe(30);
+    expect(two.alreadyRun).toBe(one.promoted);
+    // the second runs as many new jobs as it has room for (not its room less the first's)
+    expect(two.room).toBeGreaterThan(0);
+    expect(two.promoted).toBe(Math.min(two.room, 30 - one.promoted));
+    expect(two.promoted + two.alreadyRun + two.deferred).toBe(30);
+    expect((await promoted(ids)).length).toBe(one.promoted + two.promoted);
   });
 
   it('keeps its lock while a sweep lasts longer than the interval: no second sweep joins it', async () => {

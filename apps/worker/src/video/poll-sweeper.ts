@@ -50,6 +50,10 @@ export interface SweepResult {
   promoted: number;
   /** found finished but left for a later sweep: their channel had no query slot free before it */
   deferred: number;
+  /** found finished whose jobs an earlier sweep had already run (they take no room of this one) */
+  alreadyRun: number;
+  /** the jobs of found tasks the channels' free query slots had room for before the next sweep */
+  room: number;
   /** ms until the next sweep (fleet-wide) */
   nextInMs: number;
 }
@@ -116,16 +120,21 @@ export function createPollSweeper(deps: PollSweeperDeps) {
   /** the list pages each channel read in the sweep under way */
   const pagesRead = new Map<string, number>();
   /**
-   * when this worker first found each task that is still in flight finished (by our id): a task
-   * whose end the vendor does not tell (one taken as ended) counts as ended then, so tasks left for
-   * a later sweep are run in the order they were found, none overtaken for good by later ones
+   * When a sweep first found each task that is still in flight finished (by our id), kept in Redis
+   * for every worker's sweeps: a task whose end the vendor does not tell (one taken as ended)
+   * counts as ended then, so tasks left for a later sweep are run in the order they were found,
+   * none overtaken for good by later ones, whichever worker sweeps next. Read at the start of each
+   * sweep; what it adds is written, and tasks no longer in flight dropped, at its end.
    */
-  const firstFound = new Map<string, number>();
+  const foundKey = redisKey(config.prefix, 'upstream-poll-found');
+  let firstFound = new Map<string, number>();
+  let newlyFound = new Map<string, number>();
   const foundAt = (id: string) => {
     let at = firstFound.get(id);
     if (at === undefined) {
       at = Date.now();
       firstFound.set(id, at);
+      newlyFound.set(id, at);
     }
     return at;
   };
@@ -280,9 +289,21 @@ export function createPollSweeper(deps: PollSweeperDeps) {
     const took = Date.now() - began;
     const room = await deps.budget.freeSlotsWithin(channelName, config.intervalMs + took);
     found.sort((a, b) => a.endedAt - b.endedAt);
-    const runNow = found.slice(0, room);
-    result.deferred += found.length - runNow.length;
-    for (const t of runNow) if (await promote(t.id)) result.promoted += 1;
+    // a task whose job an earlier sweep ran is still in flight until that run records its end: it
+    // takes no room, so as many jobs are run as the budget has slots for (at most twice the room
+    // looked at, plus a page, so that a sweep after a large one stays short)
+    let promoted = 0;
+    let alreadyRun = 0;
+    const lookAtMost = 2 * room + config.pageSize;
+    for (const t of found) {
+      if (promoted >= room || promoted + alreadyRun >= lookAtMost) break;
+      if (await promote(t.id)) promoted += 1;
+      else alreadyRun += 1;
+    }
+    result.room += room;
+    result.promoted += promoted;
+    result.alreadyRun += alreadyRun;
+    result.deferred += found.length - promoted - alreadyRun;
   }
 
   const minGapMs = Math.min(config.intervalMs, MIN_GAP_MS);
@@ -303,6 +324,8 @@ export function createPollSweeper(deps: PollSweeperDeps) {
       found: 0,
       promoted: 0,
       deferred: 0,
+      alreadyRun: 0,
+      room: 0,
       nextInMs: config.intervalMs,
     };
     const token = randomUUID();
@@ -341,6 +364,18 @@ export function createPollSweeper(deps: PollSweeperDeps) {
     return result;
   }
 
+  /** Writes when this sweep first found tasks, and drops those of tasks no longer in flight. */
+  async function recordFound(gone: string[]): Promise<void> {
+    if (gone.length === 0 && newlyFound.size === 0) return;
+    const tx = deps.redis.multi();
+    if (gone.length > 0) tx.hdel(foundKey, ...gone);
+    if (newlyFound.size > 0) {
+      tx.hset(foundKey, Object.fromEntries([...newlyFound].map(([id, at]) => [id, String(at)])));
+      tx.pexpire(foundKey, DAY_MS);
+    }
+    await tx.exec();
+  }
+
   /** The sweep under the lock; answers how long the lock should stay once it ends (the gap to the next). */
   async function sweepHeld(began: number, result: SweepResult): Promise<number> {
     const rare = began - rareAt >= RARE_EVERY * config.intervalMs;
@@ -349,7 +384,14 @@ export function createPollSweeper(deps: PollSweeperDeps) {
     const inFlight = await listInFlightUpstreamTasks(deps.database.db);
     result.inFlight = inFlight.length;
     const ids = new Set(inFlight.map((t) => t.id));
-    for (const id of firstFound.keys()) if (!ids.has(id)) firstFound.delete(id);
+    const known = await deps.redis.hgetall(foundKey);
+    firstFound = new Map();
+    newlyFound = new Map();
+    const gone: string[] = [];
+    for (const [id, at] of Object.entries(known)) {
+      if (ids.has(id)) firstFound.set(id, Number(at));
+      else gone.push(id);
+    }
     const byChannel = new Map<string, Map<string, InFlight>>();
     for (const t of inFlight) {
       let tasks = byChannel.get(t.upstreamChannel);
@@ -362,6 +404,7 @@ export function createPollSweeper(deps: PollSweeperDeps) {
     await Promise.all(
       [...byChannel].map(([channelName, tasks]) => sweepChannel(channelName, tasks, statuses, result)),
     );
+    await recordFound(gone);
     // the next sweep once the busiest channel's pages fit its share of the budget (an idle fleet
     // looks again after the interval)
     const took = Date.now() - began;
