@@ -96,15 +96,32 @@ describe('UpstreamLimiter', () => {
 
   it('keeps separate budgets per channel and per kind, and says how long to wait when no slot is near', async () => {
     const prefix = testQueuePrefix();
-    const a = new UpstreamLimiter(redis, prefix, { submitPerSecond: 2, pollPerSecond: 20 }, { maxWaitMs: 0 });
+    const unused: string[] = [];
+    const a = new UpstreamLimiter(
+      redis,
+      prefix,
+      { submitPerSecond: 2, pollPerSecond: 20 },
+      { maxWaitMs: 0, onLateSlot: (kind, channel) => unused.push(`${kind}:${channel}`) },
+    );
+    // A budget's first slot is free at once: the call goes (0), or, when Redis's answer came more
+    // than the tolerance late (a loaded machine), that slot was reserved and left unused, and the
+    // next one, more than maxWaitMs away, is answered as a wait. A budget shared with another
+    // channel or kind has no free slot: it answers a wait without reserving, so no slot is left unused.
+    const freeAtOnce = async (kind: 'submit' | 'poll', channel: string) => {
+      const before = unused.length;
+      const wait = await a.take(kind, channel);
+      expect(wait === 0 || unused.slice(before).includes(`${kind}:${channel}`)).toBe(true);
+    };
     const first = performance.now();
-    expect(await a.take('submit', 'ch')).toBe(0);
+    await freeAtOnce('submit', 'ch');
     // the next slot is 500 ms after the first (less the tolerance): the wait is what is left of that
+    const before = unused.length;
     const wait = await a.take('submit', 'ch');
     expect(wait).toBeGreaterThan(450 - (performance.now() - first) - 60);
     expect(wait).toBeLessThanOrEqual(550);
-    expect(await a.take('submit', 'other')).toBe(0);
-    expect(await a.take('poll', 'ch')).toBe(0);
+    expect(unused.length).toBe(before);
+    await freeAtOnce('submit', 'other');
+    await freeAtOnce('poll', 'ch');
   });
 
   it('leaves a slot whose wait ended late unused, and sends anyway after three (no starving)', async () => {
@@ -121,10 +138,13 @@ describe('UpstreamLimiter', () => {
     );
     // the first slot is now (no sleep); the next ones (525 ms apart) are waited for, and every wait
     // ends 200 ms late: three slots are left unused, then the call goes
+    // (the first slot, free at once, is left unused too when Redis answers it more than the
+    // tolerance late, as on a loaded machine; that call goes all the same)
     expect(await late.take('submit', 'ch')).toBe(0);
-    expect(unused).toEqual([]);
+    const first = unused.length;
+    expect(first).toBeLessThanOrEqual(3);
     expect(await late.take('submit', 'ch')).toBe(0);
-    expect(unused).toEqual(['submit:ch', 'submit:ch', 'submit:ch']);
+    expect(unused.slice(first)).toEqual(['submit:ch', 'submit:ch', 'submit:ch']);
   });
 
   it('never waits when unlimited', async () => {
