@@ -161,6 +161,7 @@ function main(): void {
     pendingEnqueues,
     taskEvents,
     videoUpstream: { channels: upstreams.channels, client: upstreams.video },
+    querySlots: { redis, prefix: config.QUEUE_PREFIX, queriesPerSecond: config.UPSTREAM_POLL_QPS },
     enqueueTimeoutMs: config.ENQUEUE_TIMEOUT_MS,
   });
   const deps: ApiDeps = {

@@ -121,6 +121,7 @@ export async function startTestApi(
       pendingEnqueues,
       taskEvents: hub,
       videoUpstream,
+      querySlots: { redis, prefix, queriesPerSecond: config.UPSTREAM_POLL_QPS },
       enqueueTimeoutMs: config.ENQUEUE_TIMEOUT_MS,
     });
   const deps: ApiDeps = {

@@ -72,8 +72,6 @@ export const workerEnvSchema = baseEnvSchema
     VIDEO_POLL_SWEEP_PAGE_SIZE: intFromEnv(100, 1),
     /** upstream task submissions per second, fleet-wide per channel (vendor limit: 5); 0 = unlimited */
     UPSTREAM_SUBMIT_RPS: intFromEnv(5, 0),
-    /** upstream task queries per second, fleet-wide per channel (vendor limit: 20); 0 = unlimited */
-    UPSTREAM_POLL_QPS: intFromEnv(20, 0),
     /** first delay of an upstream retry (429, 5xx, network); doubles up to the cap, with jitter */
     UPSTREAM_RETRY_BASE_MS: intFromEnv(1_000, 1),
     UPSTREAM_RETRY_MAX_MS: intFromEnv(60_000, 1),

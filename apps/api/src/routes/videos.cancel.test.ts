@@ -1,5 +1,6 @@
 import { getAccount } from '@mediagate/shared/accounts';
 import { findLedgerMismatches } from '@mediagate/shared/billing';
+import { upstreamQueryKey } from '@mediagate/shared/queue';
 import { getTask, markSubmitStarted, recordUpstreamTask, startTask } from '@mediagate/shared/tasks';
 import { type RunningSim, startUpstreamSim, submitSimVideo } from '@mediagate/shared/testing';
 import { expectContract } from '../../test/contract';
@@ -59,6 +60,52 @@ describe('POST /v1/videos/:task_id/cancel', () => {
     });
     const upstream = await sim.control('GET', `/tasks/${upstreamId}`);
     expect(upstream.status).toBe('CANCELED');
+  });
+
+  describe('the query budget the vendor counts a cancel against', () => {
+    const slots = () => upstreamQueryKey(api.prefix, 'dashscope-default');
+    /** Redis's clock, in microseconds (the slots' clock) */
+    const redisNowUs = async () => {
+      const [s, us] = await api.redis.time();
+      return Number(s) * 1_000_000 + Number(us);
+    };
+    afterEach(async () => {
+      await api.redis.del(slots());
+    });
+
+    it('takes a query slot of the task’s channel, after those already taken', async () => {
+      const { key } = await api.account(10);
+      const id = await create(key);
+      await submitUpstream(id);
+      // the workers' queries have taken the slots of the next 2.5 s
+      const bookedUntil = (await redisNowUs()) + 2_500_000;
+      await api.redis.set(slots(), String(bookedUntil), 'PX', 60_000);
+      expect((await cancel(key, id)).status).toBe(200);
+      // the cancel took the first free slot after them (1 s / (20 x 0.85) long), or, woken late on
+      // a busy machine, one of the next two
+      const slot = Math.ceil(1_000_000 / 17);
+      const next = Number(await api.redis.get(slots()));
+      expect(next).toBeGreaterThanOrEqual(bookedUntil + slot);
+      expect(next).toBeLessThanOrEqual(bookedUntil + 3 * slot);
+    });
+
+    it('answers 429 with the wait when no slot is free within 3 s, and leaves the task running', async () => {
+      const { key, accountId } = await api.account(10);
+      const before = await balance(accountId);
+      const id = await create(key);
+      const upstreamId = await submitUpstream(id);
+      await api.redis.set(slots(), String((await redisNowUs()) + 10_000_000), 'PX', 60_000);
+      const res = await cancel(key, id);
+      const err = await expectError(res, 429, 'rate_limit_exceeded');
+      expect(err.message).toMatch(/retry the cancel/);
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(6);
+      expect((await getTask(api.database.db, id))?.status).toBe('processing');
+      expect((await sim.control('GET', `/tasks/${upstreamId}`)).status).toBe('PENDING');
+      expect(await balance(accountId)).toBe(before - (await getTask(api.database.db, id))!.priceMicroUsd);
+      // once the slots free up, the same cancel goes through
+      await api.redis.del(slots());
+      expect((await cancel(key, id)).status).toBe(200);
+    });
   });
 
   it('answers 409 when the upstream is already running the task, and leaves it alone', async () => {

@@ -1,6 +1,13 @@
 import type { Metrics } from '@mediagate/shared/metrics';
-import { type RedisClient, redisKey, redisKeyGroup } from '@mediagate/shared/queue';
-import { reserveSlot, sleep, slotBacklogUs } from './fleet-slots';
+import {
+  type RedisClient,
+  redisKeyGroup,
+  reserveSlot,
+  sleep,
+  slotBacklogUs,
+  upstreamQueryIntervalUs,
+  upstreamQueryKey,
+} from '@mediagate/shared/queue';
 
 /**
  * A fleet-wide calendar of planned polls: at most `ARGV[2]` per second. Books the first second at or
@@ -76,7 +83,7 @@ export class PollBudget {
     } = {},
   ) {
     const qps = config.queriesPerSecond;
-    this.intervalUs = qps > 0 ? Math.ceil(1_000_000 / (qps * (1 - config.headroom))) : 0;
+    this.intervalUs = upstreamQueryIntervalUs(qps, config.headroom);
     this.toleranceMs = config.toleranceMs ?? this.intervalUs / 2000;
     this.plannedPerSecond =
       qps > 0 ? Math.max(1, Math.floor(qps * (1 - config.headroom) * config.plannedShare)) : 0;
@@ -142,7 +149,7 @@ export class PollBudget {
   async reserve(channel: string, maxWaitMs: number): Promise<{ waitUs: number; slotUs: number }> {
     return reserveSlot(
       this.redis,
-      redisKey(this.prefix, 'upstream-query-tat', channel),
+      upstreamQueryKey(this.prefix, channel),
       this.intervalUs,
       maxWaitMs,
     );
@@ -156,7 +163,7 @@ export class PollBudget {
    */
   async freeSlotsWithin(channel: string, ms: number): Promise<number> {
     if (this.unlimited) return Number.POSITIVE_INFINITY;
-    const backlogUs = await slotBacklogUs(this.redis, redisKey(this.prefix, 'upstream-query-tat', channel));
+    const backlogUs = await slotBacklogUs(this.redis, upstreamQueryKey(this.prefix, channel));
     return Math.max(0, Math.floor((ms * 1000 - backlogUs) / this.intervalUs));
   }
 

@@ -3,7 +3,7 @@ import type { Database } from '@mediagate/shared/db';
 import { createHttpAgent } from '@mediagate/shared/http';
 import type { Logger } from '@mediagate/shared/log';
 import type { Metrics } from '@mediagate/shared/metrics';
-import { QUEUE_NAMES, type RedisClient } from '@mediagate/shared/queue';
+import { QUEUE_NAMES, type RedisClient, UPSTREAM_QUERY_HEADROOM } from '@mediagate/shared/queue';
 import { TaskDurations, type TaskLifecycle } from '@mediagate/shared/tasks';
 import { ChannelPool, channelsFromEnv, DashScopeVideoClient } from '@mediagate/shared/upstream';
 import type { Queue, Telemetry } from 'bullmq';
@@ -16,12 +16,11 @@ import { createVideoProcessor } from './processor';
 import { UpstreamLimiter } from './upstream-limiter';
 
 /**
- * the query spacing keeps this fraction of UPSTREAM_POLL_QPS unused: any UPSTREAM_POLL_QPS + 1
- * queries span 1.176 s, so a query may go up to POLL_TOLERANCE_MS after its slot and still arrive
- * up to 126 ms later than the query a second after it (the network, a vendor's busy front end)
- * before a sliding second at the vendor holds one too many
+ * the query spacing keeps UPSTREAM_QUERY_HEADROOM (15 %) of UPSTREAM_POLL_QPS unused: any
+ * UPSTREAM_POLL_QPS + 1 queries span 1.176 s, so a query may go up to POLL_TOLERANCE_MS after its
+ * slot and still arrive up to 126 ms later than the query a second after it (the network, a
+ * vendor's busy front end) before a sliding second at the vendor holds one too many
  */
-const POLL_HEADROOM = 0.15;
 /** how late after its slot a query may still go (a busy event loop, a slow answer from Redis) */
 const POLL_TOLERANCE_MS = 50;
 /** a query slot further away than this is waited for as a delayed job, not in the worker */
@@ -80,7 +79,7 @@ export function startVideoRole(deps: VideoRoleDeps): VideoRole {
     {
       queriesPerSecond: config.UPSTREAM_POLL_QPS,
       plannedShare: config.VIDEO_POLL_PLANNED_SHARE ?? (sweeping ? 0.25 : 1),
-      headroom: POLL_HEADROOM,
+      headroom: UPSTREAM_QUERY_HEADROOM,
       toleranceMs: POLL_TOLERANCE_MS,
     },
     { metrics: deps.metrics },

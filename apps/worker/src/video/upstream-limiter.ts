@@ -1,5 +1,4 @@
-import { type RedisClient, redisKey } from '@mediagate/shared/queue';
-import { takeSlot } from './fleet-slots';
+import { type RedisClient, redisKey, takeSlot } from '@mediagate/shared/queue';
 
 /**
  * how many times one take leaves a late slot unused before the call goes anyway (as the poll

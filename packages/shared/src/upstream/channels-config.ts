@@ -43,6 +43,11 @@ export const upstreamEnvSchema = z.object({
   UPSTREAM_BREAKER_FAILURES: intFromEnv(5, 1),
   /** how long a channel taken out stays out before one trial request may use it again */
   UPSTREAM_BREAKER_COOLDOWN_MS: intFromEnv(30_000, 1),
+  /**
+   * upstream task queries per second, fleet-wide per channel (vendor limit: 20; queries, batch
+   * queries and the API's cancels share it); 0 = unlimited
+   */
+  UPSTREAM_POLL_QPS: intFromEnv(20, 0),
 });
 export type UpstreamEnv = z.output<typeof upstreamEnvSchema>;
 
@@ -54,7 +59,7 @@ export const DEFAULT_CHANNEL_NAMES = { dashscope: 'dashscope-default', ark: 'ark
  * channel from DASHSCOPE_* / ARK_* for each vendor the list leaves out. Throws ConfigError naming
  * the variable and the entry when the JSON is unreadable, invalid, or repeats a name.
  */
-export function channelsFromEnv(env: UpstreamEnv): ChannelConfig[] {
+export function channelsFromEnv(env: Omit<UpstreamEnv, 'UPSTREAM_POLL_QPS'>): ChannelConfig[] {
   if (env.UPSTREAM_CHANNELS && env.UPSTREAM_CHANNELS_FILE) {
     throw new ConfigError('set UPSTREAM_CHANNELS or UPSTREAM_CHANNELS_FILE, not both');
   }

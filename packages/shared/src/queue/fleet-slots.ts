@@ -1,4 +1,5 @@
-import type { RedisClient } from '@mediagate/shared/queue';
+import type { RedisClient } from './connection';
+import { redisKey } from './keys';
 
 /**
  * Spaces calls `ARGV[1]` microseconds apart, fleet-wide (GCRA on Redis's clock). Reserves the next
@@ -87,4 +88,20 @@ export async function takeSlot(
       return opts.late === 'send' ? 0 : Math.max(1, Math.ceil(opts.intervalUs / 1000));
     }
   }
+}
+
+/**
+ * A channel's task-query budget at the vendor (query, list and cancel share one per-key limit):
+ * slots on one Redis key per channel, taken by the workers' polls and batch queries and by the
+ * API's cancels, `upstreamQueryIntervalUs` apart, so that together they stay under the limit.
+ */
+export const upstreamQueryKey = (prefix: string, channel: string): string =>
+  redisKey(prefix, 'upstream-query-tat', channel);
+
+/** the share of the vendor's query limit the spacing keeps unused, against network jitter */
+export const UPSTREAM_QUERY_HEADROOM = 0.15;
+
+/** How far apart a channel's query slots are for `queriesPerSecond` (0: unlimited). */
+export function upstreamQueryIntervalUs(queriesPerSecond: number, headroom = UPSTREAM_QUERY_HEADROOM): number {
+  return queriesPerSecond > 0 ? Math.ceil(1_000_000 / (queriesPerSecond * (1 - headroom))) : 0;
 }
