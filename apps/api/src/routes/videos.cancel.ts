@@ -33,6 +33,7 @@ export const contract = endpoint('POST /v1/videos/:taskId/cancel', 'Cancel a tas
   auth: 'apiKey',
   200: videoTaskObject,
   409: 'no longer cancelable',
+  429: "no task-query slot of the task's channel within 3 s (Retry-After)",
 });
 
 export const route: Route = { mount: '/v1', contracts: [contract], register };

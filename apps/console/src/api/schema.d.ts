@@ -3194,6 +3194,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description no task-query slot of the task's channel within 3 s (Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description error (every non-2xx answer has this shape) */
       default: {
         headers: {
