@@ -56,7 +56,8 @@ describe('PollBudget.acquire (every query, fleet-wide)', () => {
     // the next free slot comes after them
     const next = await onTime.reserve('ch', 5_000);
     expect(next.waitUs).toBeGreaterThan(0);
-    const first = Number(await redis.get(redisKey(prefix, 'upstream-query-tat', 'ch'))) - (left + 3) * 500_000;
+    const first =
+      Number(await redis.get(redisKey(prefix, 'upstream-query-tat', 'ch'))) - (left + 3) * 500_000;
     expect(next.slotUs - first).toBe((left + 2) * 500_000);
   });
 
