@@ -9,7 +9,7 @@ import { type Stack, startStack, VIDEO_REQUEST } from './stack';
 
 // The customer's ledger, top-ups and webhooks and the operators' accounts and customer page in
 // Chromium against the real processes and the payment simulator, at 375 and 1440 px, in English
-// and Chinese: the ledgers and the accounts list fit a phone (nothing wider than the screen, every
+// and Chinese: the ledgers, the usage records and the accounts list fit a phone (nothing wider than the screen, every
 // column header on it), a ledger's task and top-up order are links to their pages, an order left
 // waiting can be cancelled from its row, and the webhooks page of a new account says how to get
 // callbacks. Screenshots go to .test-results/screenshots/.
@@ -125,6 +125,19 @@ describeBrowser('the console on a phone and on a desktop: ledgers, top-ups, webh
         const ledger = page.locator('.ant-table').filter({ has: page.getByTestId('ledger-ref') });
         await ledger.getByText(customer.task).waitFor({ timeout: 30_000 });
         await fits(page, ledger, `usability-billing-${lang}`);
+
+        await page.goto(`${stack.apiUrl}/console/billing?tab=usage`);
+        const usage = page.locator('.ant-table').filter({ has: page.getByText(customer.task) });
+        await usage.waitFor({ timeout: 30_000 });
+        await fits(page, usage, `usability-usage-${lang}`);
+        // scrolling inside the card counts too: the usage table is no wider than its card on a phone
+        if (width === 'phone')
+          expect(
+            await usage
+              .locator('.ant-table-content, .ant-table-body')
+              .first()
+              .evaluate((el) => el.scrollWidth - el.clientWidth),
+          ).toBeLessThanOrEqual(0);
 
         await page.goto(`${stack.apiUrl}/console/topup`);
         const history = page

@@ -5,6 +5,7 @@ import { type ReactNode, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { $api } from '../api/client';
 import type { components } from '../api/schema';
+import { ScreenReaderOnly, useCompactRows } from '../components/CompactRows';
 import { useErrorText } from '../components/ErrorAlert';
 import { useLedgerColumns } from '../components/ledger-columns';
 import { ListCard, type Pager, usePager } from '../components/ListCard';
@@ -180,9 +181,85 @@ function LedgerTab() {
   );
 }
 
+const OUTCOMES = ['accepted', 'succeeded', 'partial', 'failed'] as const;
+/** A usage record's outcome in words (one the console does not know yet: as the API says it). */
+const outcomeText = (t: Translate, o: string) =>
+  (OUTCOMES as readonly string[]).includes(o) ? t(`billing.outcomes.${o as (typeof OUTCOMES)[number]}`) : o;
+
+const cost = (v: number) => <span style={{ whiteSpace: 'nowrap' }}>{formatMicroUsd(v)}</span>;
+
+// what a call cost comes right after what it was
+const wideUsageColumns = (t: Translate): TableColumnsType<UsageRecord> => [
+  timeColumn(t),
+  { title: t('billing.model'), dataIndex: 'model', render: (m: string | null) => m ?? '—' },
+  { title: t('billing.cost'), dataIndex: 'cost_micro_usd', align: 'right', render: cost },
+  {
+    title: t('billing.refunded'),
+    dataIndex: 'refunded_micro_usd',
+    align: 'right',
+    render: (v: number) => (v ? formatMicroUsd(v) : '—'),
+  },
+  { title: t('billing.key'), key: 'key', render: (_v, u) => u.token?.name ?? '—' },
+  { title: t('billing.units'), key: 'units', align: 'right', render: (_v, u) => usageUnits(u) },
+  { title: t('billing.outcome'), dataIndex: 'outcome', render: (o: string) => <Tag>{outcomeText(t, o)}</Tag> },
+  { title: t('billing.reference'), dataIndex: 'ref', ellipsis: true },
+];
+
+/** On a phone: the call (model, time, key, units, outcome, reference) in one cell, its cost beside it. */
+const narrowUsageColumns = (t: Translate): TableColumnsType<UsageRecord> => [
+  {
+    title: t('billing.model'),
+    key: 'call',
+    render: (_v, u) => (
+      <Space orientation="vertical" size={2} style={{ minWidth: 0 }}>
+        <span data-testid="usage-model" style={{ wordBreak: 'break-word' }}>
+          {u.model ?? '—'} <Tag style={{ marginInlineEnd: 0 }}>{outcomeText(t, u.outcome)}</Tag>
+        </span>
+        <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+          <ScreenReaderOnly>{t('billing.time')}: </ScreenReaderOnly>
+          {formatTime(u.created_at)} · <ScreenReaderOnly>{t('billing.units')}: </ScreenReaderOnly>
+          {usageUnits(u)}
+          {u.token ? (
+            <>
+              {' · '}
+              <ScreenReaderOnly>{t('billing.key')}: </ScreenReaderOnly>
+              {u.token.name}
+            </>
+          ) : null}
+        </Typography.Text>
+        {u.ref ? (
+          <Typography.Text code style={{ fontSize: 12, wordBreak: 'break-all' }}>
+            <ScreenReaderOnly>{t('billing.reference')}: </ScreenReaderOnly>
+            {u.ref}
+          </Typography.Text>
+        ) : null}
+      </Space>
+    ),
+  },
+  {
+    title: t('billing.cost'),
+    key: 'cost',
+    align: 'right',
+    width: 104,
+    render: (_v, u) => (
+      <Space orientation="vertical" size={2} align="end">
+        {cost(u.cost_micro_usd)}
+        {u.refunded_micro_usd ? (
+          <Typography.Text type="secondary" style={{ fontSize: 12, whiteSpace: 'nowrap' }}>
+            {t('billing.refunded')} {formatMicroUsd(u.refunded_micro_usd)}
+          </Typography.Text>
+        ) : null}
+      </Space>
+    ),
+  },
+];
+
 function UsageTab() {
   const t = useT();
   const { pager, value: model, onChange } = useListFilter<string>();
+  const compact = useCompactRows();
+  const columns = compact ? narrowUsageColumns(t) : wideUsageColumns(t);
+  const scrollX = compact ? undefined : 900;
   const models = $api.useQuery('get', '/console/api/models', undefined, {
     select: (r) => r.data,
     staleTime: 600_000,
@@ -199,7 +276,7 @@ function UsageTab() {
           showSearch
           placeholder={t('billing.allModels')}
           aria-label={t('billing.model')}
-          style={{ width: 260 }}
+          style={{ width: 260, maxWidth: '100%' }}
           value={model}
           loading={models.isPending}
           onChange={onChange}
@@ -208,29 +285,9 @@ function UsageTab() {
       }
       file={`mediagate-usage${model ? `-${model}` : ''}.csv`}
       csvColumns={usageCsvColumns(t)}
-      scrollX={900}
+      scrollX={scrollX}
       empty={t('billing.noUsage')}
-      // what a call cost comes right after what it was, so a phone shows it without scrolling sideways
-      columns={[
-        timeColumn(t),
-        { title: t('billing.model'), dataIndex: 'model', render: (m: string | null) => m ?? '—' },
-        {
-          title: t('billing.cost'),
-          dataIndex: 'cost_micro_usd',
-          align: 'right',
-          render: (v: number) => formatMicroUsd(v),
-        },
-        {
-          title: t('billing.refunded'),
-          dataIndex: 'refunded_micro_usd',
-          align: 'right',
-          render: (v: number) => (v ? formatMicroUsd(v) : '—'),
-        },
-        { title: t('billing.key'), key: 'key', render: (_v, u) => u.token?.name ?? '—' },
-        { title: t('billing.units'), key: 'units', align: 'right', render: (_v, u) => usageUnits(u) },
-        { title: t('billing.outcome'), dataIndex: 'outcome', render: (o: string) => <Tag>{o}</Tag> },
-        { title: t('billing.reference'), dataIndex: 'ref', ellipsis: true },
-      ]}
+      columns={columns}
     />
   );
 }

@@ -77,4 +77,97 @@ describe('the billing page', () => {
     expect(within(row).getByText('-$0.25')).toBeTruthy();
     expect(within(row).getByText(/Video task/)).toBeTruthy();
   });
+
+  it("shows each usage record as one cell beside its exact cost on a phone, nothing scrolled sideways", async () => {
+    fakeApi((_method, path) => {
+      if (path === '/console/api/balance')
+        return { status: 200, body: { object: 'balance', balance_usd: 6.72, balance_micro_usd: 6_720_000 } };
+      if (path.startsWith('/console/api/models')) return { status: 200, body: { object: 'list', data: [] } };
+      if (path.startsWith('/console/api/usage'))
+        return {
+          status: 200,
+          body: {
+            object: 'list',
+            data: [
+              {
+                object: 'usage_record',
+                id: '1',
+                created_at: 1_700_000_200,
+                ref: TASK,
+                token: { id: 'tok_1', name: 'ci key', display_prefix: 'sk-abc' },
+                model: 'wan2.6-i2v-flash-5s-720p',
+                units: 1,
+                cost_usd: 0.25,
+                cost_micro_usd: 250_000,
+                refunded_usd: 0.1234,
+                refunded_micro_usd: 123_400,
+                outcome: 'succeeded',
+                latency_ms: 120,
+                video: { duration_s: 5, resolution: '720p', processing_ms: 40_000 },
+              },
+            ],
+            has_more: false,
+            next_cursor: null,
+          },
+        };
+      return { status: 404 };
+    });
+    renderAt('/console/billing?tab=usage', [{ path: '/console/billing', element: <BillingPage /> }]);
+    const ref = await screen.findByText(TASK);
+    const table = ref.closest('table') as HTMLElement;
+    expect(
+      within(table)
+        .getAllByRole('columnheader')
+        .map((h) => h.textContent),
+    ).toEqual(['Model', 'Cost']);
+    // no fixed width for the table to scroll across inside its card
+    expect(table.style.width).toBe('');
+    const row = ref.closest('tr') as HTMLElement;
+    expect(within(row).getByText('$0.25')).toBeTruthy();
+    expect(within(row).getByText(/\$0\.1234/)).toBeTruthy();
+    expect(within(row).getByText(/wan2\.6-i2v-flash-5s-720p/)).toBeTruthy();
+    expect(within(row).getByText(/5 s · 720p/)).toBeTruthy();
+    expect(within(row).getByText(/ci key/)).toBeTruthy();
+    expect(within(row).getByText('Succeeded')).toBeTruthy();
+  });
+
+  it('says a usage record\'s outcome in Chinese on a Chinese page', async () => {
+    window.localStorage.setItem('mediagate.lang', 'zh');
+    fakeApi((_method, path) => {
+      if (path.startsWith('/console/api/usage'))
+        return {
+          status: 200,
+          body: {
+            object: 'list',
+            data: [
+              {
+                object: 'usage_record',
+                id: '1',
+                created_at: 1_700_000_200,
+                ref: 'img_1',
+                token: null,
+                model: 'image-model',
+                units: 2,
+                cost_usd: 0.08,
+                cost_micro_usd: 80_000,
+                refunded_usd: 0,
+                refunded_micro_usd: 0,
+                outcome: 'partial',
+                latency_ms: 120,
+                video: null,
+              },
+            ],
+            has_more: false,
+            next_cursor: null,
+          },
+        };
+      if (path.startsWith('/console/api/models')) return { status: 200, body: { object: 'list', data: [] } };
+      return { status: 404 };
+    });
+    renderAt('/console/billing?tab=usage', [{ path: '/console/billing', element: <BillingPage /> }]);
+    const ref = await screen.findByText('img_1');
+    const row = ref.closest('tr') as HTMLElement;
+    expect(within(row).getByText('部分完成')).toBeTruthy();
+    expect(within(row).queryByText('partial')).toBeNull();
+  });
 });
