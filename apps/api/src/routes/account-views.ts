@@ -1,4 +1,4 @@
-import { listLedger, listTopUpOrders } from '@mediagate/shared/billing';
+import { getTopUpOrder, listLedger, listTopUpOrders } from '@mediagate/shared/billing';
 import { callbackDelivery, consoleObject, listOf, videoTaskObject } from '@mediagate/shared/contracts';
 import type { DbOrTx, TopUpOrderRow } from '@mediagate/shared/db';
 import { QR_PROVIDERS } from '@mediagate/shared/payments';
@@ -220,7 +220,21 @@ export function topUpObject(o: TopUpOrderRow) {
 }
 
 /** One page of an account's top-ups, newest first (the customer's and the operators' routes). */
-export async function topUpPage(db: DbOrTx, accountId: string, q: z.infer<typeof topUpListQuery>) {
+/** An operator's top-ups query: a page, or (`order`) the one order of the account a link names. */
+export const adminTopUpListQuery = topUpListQuery.extend({
+  order: z
+    .string()
+    .regex(/^top_[0-9A-Z]{26}$/, 'must be a top-up order id (top_...)')
+    .optional()
+    .describe("only this order (none: it is not the account's); paging is then ignored"),
+});
+
+export async function topUpPage(db: DbOrTx, accountId: string, q: z.infer<typeof adminTopUpListQuery>) {
+  if (q.order) {
+    const order = await getTopUpOrder(db, q.order);
+    const data = order && order.accountId === accountId ? [topUpObject(order)] : [];
+    return { object: 'list' as const, data, has_more: false, next_cursor: null };
+  }
   const page = await listTopUpOrders(db, accountId, q);
   return {
     object: 'list' as const,

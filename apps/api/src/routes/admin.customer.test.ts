@@ -1,5 +1,6 @@
 import { ensureAdminAccount } from '@mediagate/shared/accounts';
 import { findLedgerMismatches } from '@mediagate/shared/billing';
+import { newTopUpOrderId } from '@mediagate/shared/ids';
 import { consoleAccount, consoleCall } from '../../test/console';
 import { contractFor, expectContract } from '../../test/contract';
 import { call, expectError, startTestApi, type TestApi, videoBody } from '../../test/harness';
@@ -85,6 +86,51 @@ describe("an operator's view of one customer", () => {
       data: Array<{ id: string }>;
     };
     expect(otherKeys.data.map((k) => k.id)).toEqual([other.keyId]);
+  });
+
+  it("finds one of the account's top-up orders by id, past the first page, and no other account's", async () => {
+    const a = await consoleAccount(api);
+    const b = await consoleAccount(api);
+    const order = (accountId: string, amountFen: number) => ({ id: newTopUpOrderId(), accountId, amountFen });
+    // ids are ULIDs, so the first inserted is the oldest: the last of the list
+    const mine = [order(a.accountId, 3500), order(a.accountId, 5000), order(a.accountId, 7000)];
+    const theirs = order(b.accountId, 1000);
+    for (const o of [...mine, theirs])
+      await api.database.pool.query(
+        `insert into topup_orders (id, account_id, provider, status, amount_fen, credit_micro_usd, expires_at)
+         values ($1, $2, 'alipay', 'expired', $3::bigint, $3::bigint * 2000, now())`,
+        [o.id, o.accountId, o.amountFen],
+      );
+    const list = (await expectContract(
+      await adminCall('GET', `/admin/api/accounts/${a.accountId}/topups?limit=1`),
+      contractFor('get /admin/api/accounts/:id/topups'),
+      200,
+    )) as { data: Array<{ id: string }>; has_more: boolean };
+    expect(list.data.map((o) => o.id)).toEqual([mine[2]!.id]);
+    expect(list.has_more).toBe(true);
+
+    const found = (await expectContract(
+      await adminCall('GET', `/admin/api/accounts/${a.accountId}/topups?limit=1&order=${mine[0]!.id}`),
+      contractFor('get /admin/api/accounts/:id/topups'),
+      200,
+    )) as { data: Array<{ id: string; amount_cny: number; status: string }>; has_more: boolean; next_cursor: null };
+    expect(found).toMatchObject({ has_more: false, next_cursor: null });
+    expect(found.data.map((o) => [o.id, o.amount_cny, o.status])).toEqual([[mine[0]!.id, 35, 'expired']]);
+
+    // another account's order is not this account's: an empty list, nothing of it shown
+    const other = (await (
+      await adminCall('GET', `/admin/api/accounts/${a.accountId}/topups?order=${theirs.id}`)
+    ).json()) as { data: unknown[] };
+    expect(other.data).toEqual([]);
+    await expectError(
+      await adminCall('GET', `/admin/api/accounts/${a.accountId}/topups?order=alipay:${theirs.id}`),
+      400,
+      'invalid_request',
+    );
+    // the customer's own route has no such filter to reach past its session's account
+    const session = await consoleCall(api, 'GET', `/console/api/topups?order=${theirs.id}`, a.session);
+    const own = ((await session.json()) as { data: Array<{ id: string }> }).data.map((o) => o.id);
+    expect(own).not.toContain(theirs.id);
   });
 
   it('answers 404 for an unknown account and bad paging in the error shape', async () => {

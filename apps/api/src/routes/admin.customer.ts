@@ -10,12 +10,12 @@ import { requireAdmin } from '../middleware/session';
 import { endpoints, type Route, type RouteContract } from '../route';
 import {
   adminTaskSchema,
+  adminTopUpListQuery,
   deliveryListSchema,
   ledgerPage,
   ledgerPageSchema,
   ledgerQuery,
   tokenListSchema,
-  topUpListQuery,
   topUpPage,
   topUpPageSchema,
 } from './account-views';
@@ -49,7 +49,7 @@ export function register(router: Router, deps: ApiDeps): void {
   });
 
   router.get('/accounts/:id/topups', ...admin, async (req, res) => {
-    const q = topUpListQuery.parse(req.query);
+    const q = adminTopUpListQuery.parse(req.query);
     const account = await accountOf(req);
     res.status(200).json(await topUpPage(db, account.id, q));
   });
@@ -87,8 +87,8 @@ export const contracts: RouteContract[] = [
     200: ledgerPageSchema,
     404: 'no such account',
   }),
-  op('GET /admin/api/accounts/:id/topups', "An account's QR top-ups, newest first", {
-    query: topUpListQuery,
+  op('GET /admin/api/accounts/:id/topups', "An account's QR top-ups, newest first, or one of them", {
+    query: adminTopUpListQuery,
     200: topUpPageSchema,
     404: 'no such account',
   }),

@@ -1257,7 +1257,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** An account's QR top-ups, newest first */
+    /** An account's QR top-ups, newest first, or one of them */
     get: operations['getAdminApiAccountsIdTopups'];
     put?: never;
     /** Credit a bank transfer received in CNY (idempotent per reference) */
@@ -6017,6 +6017,7 @@ export interface operations {
       query?: {
         limit?: number;
         before?: string;
+        order?: string;
       };
       header?: never;
       path: {

@@ -204,6 +204,45 @@ describe("the operator's customer page", () => {
     fireEvent.click(screen.getByRole('tab', { name: 'Ledger' }));
     expect(router.state.location.search).toBe('?tab=ledger');
   }, 60_000);
+  it('shows and marks a linked order that is not on the first page of the top-ups tab', async () => {
+    const ORDER = 'top_01ARZ3NDEKTSV4RRFFQ69G5FAW';
+    const topUp = (id: string, amount_cny: number) => ({
+      object: 'topup',
+      id,
+      status: 'credited',
+      provider: 'alipay',
+      amount_cny,
+      credit_usd: amount_cny / 5,
+      bonus_usd: 0,
+      refunded_cny: 0,
+      channel: 'qr',
+      qr_code: null,
+      pay_url: null,
+      expires_at: 1_700_001_000,
+      created_at: 1_700_000_000,
+      paid_at: 1_700_000_050,
+      credited_at: 1_700_000_060,
+      cancelled_at: null,
+    });
+    const newer = topUp('top_01ARZ3NDEKTSV4RRFFQ69G5FZZ', 50);
+    const calls = fakeApi((_m, path) => {
+      const [p, query = ''] = path.split('?');
+      if (p === '/admin/api/accounts/acct_1') return { status: 200, body: ACCOUNT };
+      if (p === '/admin/api/accounts/acct_1/topups')
+        // the first page holds a newer order only; the linked one is found by its id
+        return new URLSearchParams(query).get('order') === ORDER
+          ? { status: 200, body: page([topUp(ORDER, 35)]) }
+          : { status: 200, body: { ...page([newer]), has_more: true, next_cursor: newer.id } };
+      return { status: 200, body: page([]) };
+    });
+    renderAt(`/admin/accounts/acct_1?tab=topups&order=${ORDER}`, [
+      { path: '/admin/accounts/:accountId', element: <AccountDetailPage /> },
+    ]);
+    const id = await screen.findByText(ORDER, {}, { timeout: 5_000 });
+    expect(id.closest('tr')?.className).toContain('mg-row-highlight');
+    expect(screen.getByText(newer.id).closest('tr')?.className).not.toContain('mg-row-highlight');
+    expect(calls.some((c) => c.path.includes(`order=${ORDER}`))).toBe(true);
+  }, 60_000);
 });
 
 describe("the operators' accounts list", () => {

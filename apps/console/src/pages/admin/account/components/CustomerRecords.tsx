@@ -44,6 +44,16 @@ function TopUps({ accountId, highlight }: { accountId: string; highlight: string
   const list = $api.useQuery('get', '/admin/api/accounts/{id}/topups', {
     params: { path: { id: accountId }, query: { limit: pager.limit, before: pager.cursor } },
   });
+  // the linked order itself, wherever it is in the list: shown above the page when not on it
+  const linked = $api.useQuery(
+    'get',
+    '/admin/api/accounts/{id}/topups',
+    { params: { path: { id: accountId }, query: { order: highlight ?? undefined } } },
+    { enabled: Boolean(highlight), select: (r) => r.data[0] },
+  );
+  const page = list.data?.data;
+  const rows =
+    page && linked.data && !page.some((r) => r.id === linked.data?.id) ? [linked.data, ...page] : page;
   const compact = useCompactRows();
   const status = (r: TopUp) => (
     <Tag color={r.status === 'credited' ? 'success' : undefined}>{t(`topup.status.${r.status}`)}</Tag>
@@ -129,7 +139,7 @@ function TopUps({ accountId, highlight }: { accountId: string; highlight: string
     <>
       <ListCard<TopUp>
         query={list}
-        rows={list.data?.data}
+        rows={rows}
         scrollX={compact ? undefined : 760}
         highlight={highlight}
         empty={t('topup.noHistory')}
