@@ -3,12 +3,14 @@ import type { Database } from '@mediagate/shared/db';
 import { ApiError } from '@mediagate/shared/errors';
 import type { Request, RequestHandler } from 'express';
 import { principalOf } from './auth';
-import { bodyGrowth, closeAfterAnswer } from './body';
+import { admittedBodies, bodyGrowth, closeAfterAnswer } from './body';
 
 /**
  * The bytes of large request bodies this replica holds at once, in all and per account. A body is
- * counted from before its first byte is read (its declared length, or the route's whole limit when
- * it is sent chunked) until its answer is sent, since the parsed request lives as long as the call.
+ * counted until its answer is sent, since the parsed request lives as long as the call: one with a
+ * declared length from before its first byte is read (that length, which the JSON reader may then
+ * hold at once), one sent chunked by the bytes received or held so far (the JSON reader's buffer, at
+ * most twice what arrived), grown as each chunk arrives.
  */
 export class BodyBudget {
   private readonly perAccount = new Map<string, number>();
@@ -140,11 +142,12 @@ export function admitBody(
       if (!small && !opts.skipPaymentCheck?.(req)) {
         await refuseUnaffordable(deps.database.db, principal, price);
       }
-      // a body sent chunked is counted as it arrives (parseBody refuses it when a cap is passed)
+      // a body sent chunked is counted as it arrives or is held (parseBody refuses it when a cap is passed)
       const lease = deps.bodyBudget.take(principal.accountId, declared > 0 ? declared : 0);
       if (lease === 'account' || lease === 'replica') throw busy(deps.bodyBudget, principal.accountId, lease);
       res.once('close', lease.release);
-      if (!(declared > 0)) {
+      if (declared > 0) admittedBodies.add(req);
+      else {
         bodyGrowth.set(req, (received) => {
           const over = lease.grow(received);
           return over && busy(deps.bodyBudget, principal.accountId, over);

@@ -135,10 +135,24 @@ export function parseBody(opts: {
     };
     if (isJson && isPlainJson(req)) {
       req.body = undefined;
-      guarded.stopReading = readJsonBody(req, opts.limitBytes, (err, body) => {
-        if (!err) req.body = body;
-        parsed(err ?? undefined);
-      });
+      const lengthCounted = admittedBodies.has(req);
+      const grow = bodyGrowth.get(req);
+      // a budget counting the body as it arrives is charged for the reader's buffer, not only the bytes in it
+      const hold =
+        grow &&
+        ((bytes: number) => {
+          const refused = grow(bytes);
+          if (refused) guarded.refuse(refused);
+          return !refused;
+        });
+      guarded.stopReading = readJsonBody(
+        req,
+        { limitBytes: opts.limitBytes, lengthCounted, hold },
+        (err, body) => {
+          if (!err) req.body = body;
+          parsed(err ?? undefined);
+        },
+      );
       return;
     }
     (isJson ? json : form)(req, res, parsed);
@@ -147,10 +161,17 @@ export function parseBody(opts: {
 }
 
 /**
- * Asked with the bytes of a body received so far, for bodies sent without a length whose bytes are
- * counted as they arrive (see admitBody): an error refuses the body at once.
+ * Asked with the bytes of a body received so far (or held, when the JSON reader holds more), for
+ * bodies sent without a length whose bytes are counted as they arrive (see admitBody): an error
+ * refuses the body at once.
  */
 export const bodyGrowth: WeakMap<Request, (received: number) => ApiError | undefined> = new WeakMap();
+
+/**
+ * Requests whose declared length a budget of bodies in flight already counts (see admitBody): the
+ * JSON reader may hold that length from the start. Any other body is held only as it arrives.
+ */
+export const admittedBodies: WeakSet<Request> = new WeakSet();
 
 /** The refusal of each request whose form is being parsed (busboy's limit events call it). */
 const refusals = new WeakMap<Request, (err: ApiError) => void>();

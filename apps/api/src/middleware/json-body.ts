@@ -4,8 +4,6 @@ import type { Request } from 'express';
 /** A Content-Type that body-parser's JSON reader takes as UTF-8 JSON (its default charset). */
 const PLAIN_JSON = /^application\/json\s*(?:;\s*charset\s*=\s*(?:utf-8|"utf-8")\s*)?$/i;
 
-/** What a body of unknown length is first read into; the buffer doubles as it fills. */
-const FIRST_CHUNKED_BYTES = 64 * 1024;
 const UTF8_BOM = [0xef, 0xbb, 0xbf] as const;
 
 /**
@@ -33,24 +31,35 @@ export function isPlainJson(req: Request): boolean {
  *
  * It holds less while doing so: body-parser builds a string of the body chunk by chunk on the
  * JavaScript heap, flattens it into a second copy to parse it, and leaves both to a full garbage
- * collection. Here the bytes go into one buffer (of the declared length, or doubled as a body of
- * unknown length arrives), which is freed the moment its text is decoded; that text (outside the
- * heap, as Node keeps a long ASCII string) lives only until the parse ends. So a large body costs
- * its parsed value plus one copy at a time, and a full collection gives back nothing of it.
+ * collection. Here the bytes end in one buffer, which is freed the moment its text is decoded; that
+ * text (outside the heap, as Node keeps a long ASCII string) lives only until the parse ends. So a
+ * large body costs its parsed value plus one copy at a time, and a full collection gives back
+ * nothing of it. Where that buffer comes from:
+ * - `lengthCounted` (a budget of bodies in flight already counts the declared length, see
+ *   admitBody): one buffer of the declared length from the start, the bytes copied in as they come;
+ * - otherwise (no budget counts the declared length, or the body is sent chunked): a buffer grown
+ *   as the bytes arrive, first the size of the first chunk, then doubled (up to the limit) when
+ *   full, so it is never more than twice what arrived: a caller who sends only headers makes
+ *   nothing be held. Before it grows, `hold` is asked with its new size (a budget counting a
+ *   chunked body charges what is held, not only what arrived); false means the body was refused
+ *   (see `stop`), and nothing more is held.
  *
  * Returns `stop`: for a body refused while arriving, it stops reading and frees what was read,
  * and `done` is never called.
  */
 export function readJsonBody(
   req: Request,
-  limitBytes: number,
+  opts: { limitBytes: number; lengthCounted: boolean; hold?: (bytes: number) => boolean },
   done: (err: Error | null, body?: unknown) => void,
 ): () => void {
+  const { limitBytes } = opts;
   const callback = AsyncResource.bind(done);
   const header = req.headers['content-length'];
   const length = header !== undefined && !Number.isNaN(Number(header)) ? Number.parseInt(header, 10) : null;
   let buffer: Buffer | undefined =
-    length === null ? undefined : Buffer.allocUnsafeSlow(Math.min(length, limitBytes));
+    opts.lengthCounted && length !== null && length > 0 && length <= limitBytes
+      ? Buffer.allocUnsafeSlow(length)
+      : undefined;
   let received = 0;
   let complete = false;
 
@@ -80,8 +89,11 @@ export function readJsonBody(
     if (complete) return;
     received += chunk.length;
     if (received > limitBytes) return fail(parserError(413, 'request entity too large', 'entity.too.large'));
-    if (!buffer || received > buffer.length)
-      buffer = grown(buffer, received - chunk.length, received, limitBytes);
+    if (!buffer || received > buffer.length) {
+      const size = Math.min(Math.max(received, (buffer?.length ?? 0) * 2), limitBytes);
+      if (opts.hold && !opts.hold(size)) return;
+      buffer = grown(buffer, received - chunk.length, size);
+    }
     chunk.copy(buffer, received - chunk.length);
   }
   function onEnd() {
@@ -123,11 +135,9 @@ export function readJsonBody(
   return stop;
 }
 
-/** A copy of the `used` bytes of `buffer` in one at least `needed` long (the old one freed). */
-function grown(buffer: Buffer | undefined, used: number, needed: number, limitBytes: number): Buffer {
-  let size = Math.max(FIRST_CHUNKED_BYTES, (buffer?.length ?? 0) * 2);
-  while (size < needed) size *= 2;
-  const next = Buffer.allocUnsafeSlow(Math.min(size, Math.max(limitBytes, needed)));
+/** A copy of the `used` bytes of `buffer` in a new one of `size` bytes (the old one freed). */
+function grown(buffer: Buffer | undefined, used: number, size: number): Buffer {
+  const next = Buffer.allocUnsafeSlow(size);
   if (buffer) {
     buffer.copy(next, 0, 0, used);
     free(buffer);
@@ -135,13 +145,18 @@ function grown(buffer: Buffer | undefined, used: number, needed: number, limitBy
   return next;
 }
 
+/** ArrayBuffer.prototype.transfer (Node 22 and later), which detaches a buffer's memory. */
+const transfer = (ArrayBuffer.prototype as { transfer?: (this: ArrayBuffer, length?: number) => ArrayBuffer })
+  .transfer;
+
 /**
  * Gives a buffer's memory back now rather than at some later garbage collection, by detaching its
  * ArrayBuffer. Only for buffers made here by allocUnsafeSlow (never from Node's shared pool) that
- * nothing else holds a view of.
+ * nothing else holds a view of. Where transfer is missing (Node before 22) the buffer is only
+ * dropped, left to the collector.
  */
 function free(buffer: Buffer): void {
-  (buffer.buffer as ArrayBuffer & { transfer(length: number): ArrayBuffer }).transfer(0);
+  transfer?.call(buffer.buffer as ArrayBuffer, 0);
 }
 
 function parserError(status: number, message: string, type: string): Error {
