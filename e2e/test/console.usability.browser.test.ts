@@ -214,6 +214,15 @@ describeBrowser('the console on a phone and on a desktop: ledgers, top-ups, webh
         await page.getByRole('tab', { name: lang === 'en' ? 'Top-ups' : '充值记录' }).click();
         const topUps = page.locator('.ant-table').filter({ hasText: customer.paid });
         await fits(page, topUps, `usability-admin-topups-${lang}`);
+        await page.goto(`${stack.apiUrl}/admin/accounts/${customer.accountId}?tab=keys`);
+        const keys = page.locator('.ant-table').filter({ hasText: 'default' });
+        await fits(page, keys, `usability-admin-keys-${lang}`);
+        expect(
+          await keys
+            .locator('.ant-table-content, .ant-table-body')
+            .first()
+            .evaluate((el) => el.scrollWidth - el.clientWidth),
+        ).toBeLessThanOrEqual(0);
         await page.context().close();
       }
     },

@@ -153,47 +153,59 @@ function TopUps({ accountId, highlight }: { accountId: string; highlight: string
 
 function Keys({ accountId }: { accountId: string }) {
   const t = useT();
+  const compact = useCompactRows();
   const list = $api.useQuery('get', '/admin/api/accounts/{id}/keys', { params: { path: { id: accountId } } });
+  const name = (k: Token) => (
+    <span>
+      <Typography.Text strong style={{ wordBreak: 'break-word' }}>
+        {k.name}
+      </Typography.Text>{' '}
+      <Typography.Text type="secondary" code style={{ fontSize: 12 }}>
+        {k.display_prefix}
+      </Typography.Text>
+    </span>
+  );
+  const status = (k: Token) => <Tag color={k.status === 'active' ? 'green' : 'default'}>{t(`keys.status.${k.status}`)}</Tag>;
+  const quota = (k: Token) =>
+    `${formatUsd(k.used_usd)} / ${k.quota_usd === null ? t('keys.unlimited') : formatUsd(k.quota_usd)}`;
+  const expires = (k: Token) => (k.expires_at ? formatDate(k.expires_at) : t('keys.never'));
+  const wide: TableColumnsType<Token> = [
+    { title: t('keys.name'), key: 'name', render: (_v, k) => name(k) },
+    { title: t('keys.status'), key: 'status', render: (_v, k) => status(k) },
+    { title: t('keys.quota'), key: 'quota', render: (_v, k) => quota(k) },
+    { title: t('keys.expires'), key: 'expires', render: (_v, k) => expires(k) },
+    { title: t('keys.lastUsed'), dataIndex: 'last_used_at', render: (s: number | null) => formatTime(s) },
+  ];
+  // a phone: the key (name, state, expiry, last use) in one cell, what it used of its quota beside it
+  const narrow: TableColumnsType<Token> = [
+    {
+      title: t('keys.name'),
+      key: 'key',
+      render: (_v, k) => (
+        <Space orientation="vertical" size={2} style={{ minWidth: 0 }}>
+          {name(k)}
+          <span>{status(k)}</span>
+          <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+            {t('keys.expires')}: {expires(k)} · {t('keys.lastUsed')}: {formatTime(k.last_used_at)}
+          </Typography.Text>
+        </Space>
+      ),
+    },
+    {
+      title: t('keys.quota'),
+      key: 'quota',
+      align: 'right',
+      width: 120,
+      render: (_v, k) => <span style={{ whiteSpace: 'nowrap' }}>{quota(k)}</span>,
+    },
+  ];
   return (
     <ListCard<Token>
       query={list}
       rows={list.data?.data}
-      scrollX={720}
+      scrollX={compact ? undefined : 720}
       empty={t('keys.empty')}
-      columns={[
-        {
-          title: t('keys.name'),
-          dataIndex: 'name',
-          render: (name: string, k) => (
-            <span>
-              <Typography.Text strong style={{ wordBreak: 'break-word' }}>
-                {name}
-              </Typography.Text>{' '}
-              <Typography.Text type="secondary" code style={{ fontSize: 12 }}>
-                {k.display_prefix}
-              </Typography.Text>
-            </span>
-          ),
-        },
-        {
-          title: t('keys.status'),
-          dataIndex: 'status',
-          render: (s: Token['status']) => (
-            <Tag color={s === 'active' ? 'green' : 'default'}>{t(`keys.status.${s}`)}</Tag>
-          ),
-        },
-        {
-          title: t('keys.quota'),
-          render: (_v, k) =>
-            `${formatUsd(k.used_usd)} / ${k.quota_usd === null ? t('keys.unlimited') : formatUsd(k.quota_usd)}`,
-        },
-        {
-          title: t('keys.expires'),
-          dataIndex: 'expires_at',
-          render: (s: number | null) => (s ? formatDate(s) : t('keys.never')),
-        },
-        { title: t('keys.lastUsed'), dataIndex: 'last_used_at', render: (s: number | null) => formatTime(s) },
-      ]}
+      columns={compact ? narrow : wide}
     />
   );
 }
